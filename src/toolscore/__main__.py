@@ -1,0 +1,6 @@
+"""`python -m toolscore`."""
+
+from toolscore.cli import main
+
+if __name__ == "__main__":
+    main()

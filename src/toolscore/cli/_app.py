@@ -1,0 +1,58 @@
+"""The root command group, error mapping and command registration."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+from typer.core import TyperGroup
+
+import toolscore
+from toolscore.cli import _score
+
+__all__ = ["app", "main"]
+
+
+class _Group(TyperGroup):
+    """Maps every `ToolscoreError` to a one-line message and its exit code."""
+
+    def invoke(self, ctx: Any) -> Any:  # click.Context (typer vendors click)
+        try:
+            return super().invoke(ctx)
+        except toolscore.ToolscoreError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(exc.exit_code) from None
+
+
+app = typer.Typer(
+    cls=_Group,
+    name="toolscore",
+    help="Measure how correctly a language model or an agent calls tools.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"toolscore {toolscore.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_show_version, is_eager=True, help="Show the version."),
+    ] = False,
+) -> None:
+    """Measure how correctly a language model or an agent calls tools."""
+
+
+app.command("score")(_score.score)
+
+
+def main() -> None:
+    """Run the command line (the `toolscore` console script)."""
+    app()

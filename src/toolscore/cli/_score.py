@@ -1,0 +1,56 @@
+"""`toolscore score`: F1 of two lists of calls."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Literal
+
+import typer
+
+import toolscore
+from toolscore._json import JsonValue
+from toolscore.calls import as_calls
+from toolscore.cli._io import read_json
+
+__all__ = ["score"]
+
+
+def score(
+    expected: Annotated[
+        str, typer.Argument(help="JSON list of expected calls, or {expected, actual}; - = stdin.")
+    ],
+    actual: Annotated[
+        str | None, typer.Argument(help="JSON list of actual calls; - = stdin.")
+    ] = None,
+    order: Annotated[
+        Literal["any", "strict"],
+        typer.Option(help="Pair calls in any order, or keep their order (strict)."),
+    ] = "any",
+    as_json: Annotated[bool, typer.Option("--json", help="Print the full result as JSON.")] = False,
+) -> None:
+    """Score actual tool calls against expected ones (call-level precision, recall, F1)."""
+    exp_name, first = read_json(expected)
+    if actual is None:
+        if not isinstance(first, dict) or not {"expected", "actual"} <= first.keys():
+            raise toolscore.InputError(
+                'a single file must hold {"expected": [...], "actual": [...]}', path=exp_name
+            )
+        exp_calls, act_calls, act_name = first["expected"], first["actual"], exp_name
+    else:
+        act_name, act_calls = read_json(actual)
+        exp_calls = first
+    _check(exp_calls, "expected", exp_name)
+    _check(act_calls, "actual", act_name)
+    result = toolscore.score_calls(exp_calls, act_calls, order=order)  # type: ignore[arg-type]
+    if as_json:
+        typer.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        typer.echo(result.summary)
+
+
+def _check(calls: JsonValue, side: str, file: str) -> None:
+    """Validate one side up front, so the error names the file it came from."""
+    try:
+        as_calls(calls, side=side)
+    except toolscore.InputError as exc:
+        raise toolscore.InputError(exc.message, path=file) from None

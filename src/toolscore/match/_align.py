@@ -1,0 +1,105 @@
+"""Optimal pairing of expected calls with actual calls.
+
+Both `score_calls` and the judge pair calls here, from a credit matrix: `credit[i][j]`
+is what pairing expected call `i` with actual call `j` is worth (0 = never pair them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = ["align"]
+
+
+def align(credit: Sequence[Sequence[float]], *, ordered: bool = False) -> list[tuple[int, int]]:
+    """Pair rows (expected calls) with columns (actual calls) to maximise total credit.
+
+    Unordered pairing is an optimal assignment (scipy's `linear_sum_assignment`), never a
+    greedy scan. The credit matrix is first split into independent blocks (rows and
+    columns linked by positive credit, e.g. calls of the same tool), so the common case
+    of distinct tools costs no solver call at all.
+
+    Ordered pairing (`ordered=True`) keeps the order of both sides: pairs (i1, j1) and
+    (i2, j2) with i1 < i2 always have j1 < j2. It is the maximum-credit monotone
+    alignment, computed by dynamic programming like a diff.
+
+    Args:
+        credit: a rows x columns matrix of non-negative numbers.
+        ordered: keep the order of both sides.
+
+    Returns:
+        The pairs `(row, column)` with positive credit, sorted by row.
+
+    Examples:
+        >>> align([[1.0, 3.0], [0.0, 1.0]])
+        [(0, 0), (1, 1)]
+        >>> align([[0.0, 1.0], [1.0, 0.0]], ordered=True)
+        [(0, 1)]
+    """
+    if not credit or not credit[0]:
+        return []
+    pairs = _align_ordered(credit) if ordered else _align_any(credit)
+    return sorted(pairs)
+
+
+def _align_any(credit: Sequence[Sequence[float]]) -> list[tuple[int, int]]:
+    n_rows, n_cols = len(credit), len(credit[0])
+    # Union-find over rows (0..n_rows-1) and columns (n_rows..): one block per component.
+    parent = list(range(n_rows + n_cols))
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for i in range(n_rows):
+        for j in range(n_cols):
+            if credit[i][j] > 0:
+                parent[find(i)] = find(n_rows + j)
+    blocks: dict[int, tuple[list[int], list[int]]] = {}
+    for i in range(n_rows):
+        blocks.setdefault(find(i), ([], []))[0].append(i)
+    for j in range(n_cols):
+        blocks.setdefault(find(n_rows + j), ([], []))[1].append(j)
+    pairs: list[tuple[int, int]] = []
+    for rows, cols in blocks.values():
+        if not rows or not cols:
+            continue
+        if len(rows) == 1 or len(cols) == 1:
+            best = max(((i, j) for i in rows for j in cols), key=lambda p: credit[p[0]][p[1]])
+            pairs.append(best)
+            continue
+        pairs.extend(_solve_block(credit, rows, cols))
+    return [(i, j) for i, j in pairs if credit[i][j] > 0]
+
+
+def _solve_block(
+    credit: Sequence[Sequence[float]], rows: list[int], cols: list[int]
+) -> list[tuple[int, int]]:
+    from scipy.optimize import linear_sum_assignment  # deferred: scipy is slow to import
+
+    sub = [[credit[i][j] for j in cols] for i in rows]
+    row_ind, col_ind = linear_sum_assignment(sub, maximize=True)
+    return [(rows[int(r)], cols[int(c)]) for r, c in zip(row_ind, col_ind, strict=True)]
+
+
+def _align_ordered(credit: Sequence[Sequence[float]]) -> list[tuple[int, int]]:
+    n_rows, n_cols = len(credit), len(credit[0])
+    best = [[0.0] * (n_cols + 1) for _ in range(n_rows + 1)]
+    for i in range(1, n_rows + 1):
+        for j in range(1, n_cols + 1):
+            take = best[i - 1][j - 1] + credit[i - 1][j - 1] if credit[i - 1][j - 1] > 0 else -1.0
+            best[i][j] = max(best[i - 1][j], best[i][j - 1], take)
+    pairs: list[tuple[int, int]] = []
+    i, j = n_rows, n_cols
+    while i > 0 and j > 0:
+        c = credit[i - 1][j - 1]
+        if c > 0 and best[i][j] == best[i - 1][j - 1] + c:
+            pairs.append((i - 1, j - 1))
+            i, j = i - 1, j - 1
+        elif best[i][j] == best[i - 1][j]:
+            i -= 1
+        else:
+            j -= 1
+    return pairs

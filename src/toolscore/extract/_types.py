@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from toolscore._json import JsonObject
 from toolscore.calls import ToolCall
 
-__all__ = ["Extraction", "ExtractionError", "ExtractionErrorReason"]
+__all__ = [
+    "ExtractContext",
+    "Extraction",
+    "ExtractionError",
+    "ExtractionErrorReason",
+    "ParseFn",
+    "TextFormat",
+]
 
 ExtractionErrorReason = Literal["parse_error", "too_large", "too_deep", "unknown_format"]
 
@@ -40,3 +50,33 @@ class Extraction(BaseModel):
     def ok(self) -> bool:
         """True when nothing malformed was seen."""
         return not self.errors
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractContext:
+    """What an extractor may know besides the text."""
+
+    tools: frozenset[str] | None = None
+    """Names of the tools offered; None when unknown (then any name is accepted)."""
+    schemas: Mapping[str, JsonObject] = field(default_factory=dict)
+    """Parameter JSON Schema per tool name, for formats whose values are untyped text."""
+
+
+ParseFn = Callable[[str, ExtractContext], "Extraction | None"]
+"""Parse one output; return None when the text is not in this format at all."""
+
+
+@dataclass(frozen=True, slots=True)
+class TextFormat:
+    """A named text format of tool calls, and how to recognise and parse it."""
+
+    name: str
+    """Format name, e.g. `hermes` (what `Extraction.format` reports)."""
+    stage: Literal["marker", "fenced", "bare", "pythonic"]
+    """Auto-detection stage: marker formats first, then fenced JSON, bare JSON, pythonic."""
+    markers: tuple[str, ...]
+    """Substrings whose presence makes this format a candidate (empty: always a candidate)."""
+    parse: ParseFn
+    """The parser."""
+    description: str = ""
+    """One line for `toolscore extract --list-formats`: which models emit it."""

@@ -1,0 +1,3 @@
+"""Run storage: run folders on disk and the SQLite run history."""
+
+__all__: list[str] = []

@@ -1,5 +1,23 @@
 """Extraction: raw model output -> tool calls, one module per family of formats."""
 
-from toolscore.extract._types import Extraction, ExtractionError, ExtractionErrorReason
+from toolscore.extract._api import extract_calls
+from toolscore.extract._registry import list_formats
+from toolscore.extract._structured import StructuredFormat
+from toolscore.extract._types import (
+    ExtractContext,
+    Extraction,
+    ExtractionError,
+    ExtractionErrorReason,
+    TextFormat,
+)
 
-__all__ = ["Extraction", "ExtractionError", "ExtractionErrorReason"]
+__all__ = [
+    "ExtractContext",
+    "Extraction",
+    "ExtractionError",
+    "ExtractionErrorReason",
+    "StructuredFormat",
+    "TextFormat",
+    "extract_calls",
+    "list_formats",
+]

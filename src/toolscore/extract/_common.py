@@ -7,7 +7,14 @@ import json
 from toolscore._json import JsonValue
 from toolscore.extract._types import ExtractionError
 
-__all__ = ["MAX_DEPTH", "MAX_OUTPUT_CHARS", "json_depth", "loads_bounded", "parse_error"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_OUTPUT_CHARS",
+    "json_depth",
+    "loads_bounded",
+    "parse_error",
+    "reject_constant",
+]
 
 MAX_OUTPUT_CHARS = 1_000_000
 """Outputs longer than this are refused (`too_large`) before any parsing."""
@@ -37,6 +44,15 @@ def json_depth(text: str) -> int:
     return best
 
 
+def reject_constant(name: str) -> JsonValue:
+    """Refuse `NaN`, `Infinity` and `-Infinity`: Python's json accepts them, JSON does not.
+
+    Raises:
+        ValueError: always (a JSONDecodeError subclass would be caught as invalid JSON too).
+    """
+    raise json.JSONDecodeError(f"{name} is not a JSON value", name, 0)
+
+
 def loads_bounded(text: str) -> JsonValue:
     """Decode JSON text whose nesting is at most `MAX_DEPTH`.
 
@@ -46,7 +62,7 @@ def loads_bounded(text: str) -> JsonValue:
     if json_depth(text) > MAX_DEPTH:
         raise ValueError(f"JSON nested deeper than {MAX_DEPTH} levels")
     try:
-        value: JsonValue = json.loads(text)
+        value: JsonValue = json.loads(text, parse_constant=reject_constant)
     except json.JSONDecodeError as exc:
         raise ValueError(f"invalid JSON: {exc.msg} at char {exc.pos}") from None
     return value

@@ -16,9 +16,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _timing import describe, time_calls  # noqa: E402
+from _timing import describe, time_calls
 
-from toolscore import score_calls  # noqa: E402
+from toolscore import score_calls
 
 TARGET_US = 50.0
 TOOLS = ["read_file", "grep", "edit_file", "run_command", "list_directory", "git_diff"]
@@ -27,9 +27,12 @@ TOOLS = ["read_file", "grep", "edit_file", "run_command", "list_directory", "git
 def call(rng: random.Random, name: str) -> dict[str, object]:
     return {
         "tool": name,
-        "args": {"path": f"src/m{rng.randint(0, 3)}.py", "line": rng.randint(1, 3),
-                 "opts": {"recursive": rng.random() < 0.5, "tags": ["a", "b"]}},
-    }  # fmt: skip
+        "args": {
+            "path": f"src/m{rng.randint(0, 3)}.py",
+            "line": rng.randint(1, 3),
+            "opts": {"recursive": rng.random() < 0.5, "tags": ["a", "b"]},
+        },
+    }
 
 
 def realistic(rng: random.Random) -> tuple[list[dict[str, object]], list[dict[str, object]]]:

@@ -77,12 +77,18 @@ def test_score_calls_correct_pairs_equal_brute_force_maximum(
 
 
 JSON = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from([0.0, 1.0, 2.5]),
-              st.sampled_from(["", "a", "1"])),
-    lambda inner: st.one_of(st.lists(inner, max_size=3),
-                            st.dictionaries(st.sampled_from(["a", "b"]), inner, max_size=2)),
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-3, 3),
+        st.sampled_from([0.0, 1.0, 2.5]),
+        st.sampled_from(["", "a", "1"]),
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(["a", "b"]), inner, max_size=2)
+    ),
     max_leaves=8,
-)  # fmt: skip
+)
 
 
 @settings(max_examples=300)

@@ -20,11 +20,10 @@ from toolscore.errors import InputError
 
 # score_calls re-uses match's equality and alignment, so that it and the judge can never
 # disagree on them.
-from toolscore.match import DEEP_EQUALITY, Mismatch, align, compare_arguments
+from toolscore.match import DEEP_EQUALITY, Mismatch, align, compare_arguments, deep_key
 
 __all__ = ["AccuracyScore", "CallPair", "ToolCall", "as_call", "as_calls", "score_calls"]
 
-_NAME_KEYS = ("name", "tool")
 _ARG_KEYS = ("arguments", "args", "parameters")
 
 
@@ -52,6 +51,11 @@ class ToolCall(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _accept_aliases(cls, data: Any) -> Any:
+        # Stored results hold calls in the canonical shape: let them through untouched,
+        # since loading a large run validates tens of thousands of calls.
+        if type(data) is dict and len(data) == 2 and type(data.get("arguments")) is dict:
+            if type(data.get("name")) is str and data["name"].strip():
+                return data
         if isinstance(data, Mapping) and not isinstance(data, ToolCall):
             name, arguments = _name_and_arguments(data)
             return {"name": name, "arguments": arguments}
@@ -75,16 +79,18 @@ def _name_and_arguments(data: Mapping[str, Any]) -> tuple[str, JsonObject]:
     function = data.get("function")
     if isinstance(function, Mapping):
         data = function
-    name: Any = next((data[k] for k in _NAME_KEYS if k in data), None)
+    name: Any = data["name"] if "name" in data else data.get("tool")
     if name is None and isinstance(function, str):
         name = function
-    if name is None:
-        raise ValueError("call has no name (give 'name' or 'tool')")
-    if not isinstance(name, str):
-        raise ValueError(f"call name must be a string, got {_kind(name)}")
-    if not name.strip():
-        raise ValueError("call name is empty")
-    arguments: Any = next((data[k] for k in _ARG_KEYS if k in data), None)
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(_bad_name(name))
+    arguments: Any = None
+    for key in _ARG_KEYS:
+        if key in data:
+            arguments = data[key]
+            break
+    if isinstance(arguments, dict):
+        return name, arguments
     if isinstance(arguments, str):
         # OpenAI sends arguments as a JSON string; an empty string means no arguments.
         try:
@@ -92,10 +98,18 @@ def _name_and_arguments(data: Mapping[str, Any]) -> tuple[str, JsonObject]:
         except json.JSONDecodeError as exc:
             raise ValueError(f"arguments of '{name}' are not valid JSON: {exc.msg}") from None
     if arguments is None:
-        arguments = {}
+        return name, {}
     if not isinstance(arguments, Mapping):
         raise ValueError(f"arguments of '{name}' must be an object, got {_kind(arguments)}")
     return name, dict(arguments)
+
+
+def _bad_name(name: object) -> str:
+    if name is None:
+        return "call has no name (give 'name' or 'tool')"
+    if not isinstance(name, str):
+        return f"call name must be a string, got {_kind(name)}"
+    return "call name is empty"
 
 
 def _kind(value: object) -> str:
@@ -106,6 +120,22 @@ def _kind(value: object) -> str:
     if value is None:
         return "null"
     return type(value).__name__
+
+
+def _trusted_call(
+    name: str, arguments: JsonObject, _new: Any = object.__new__, _set: Any = object.__setattr__
+) -> ToolCall:
+    """Build a ToolCall from values already checked, skipping pydantic validation.
+
+    This is what `BaseModel.model_construct` does, in a third of its time; scoring
+    builds one call per input, so it matters (tests compare it with a validated call).
+    """
+    call = _new(ToolCall)
+    _set(call, "__dict__", {"name": name, "arguments": arguments})
+    _set(call, "__pydantic_fields_set__", {"name", "arguments"})
+    _set(call, "__pydantic_extra__", None)
+    _set(call, "__pydantic_private__", None)
+    return call  # type: ignore[no-any-return]
 
 
 def as_call(value: object, *, where: str = "call") -> ToolCall:
@@ -127,14 +157,13 @@ def as_call(value: object, *, where: str = "call") -> ToolCall:
     """
     if isinstance(value, ToolCall):
         return value
-    if not isinstance(value, Mapping):
+    if type(value) is not dict and not isinstance(value, Mapping):
         raise InputError(f"{where}: a call must be an object, got {_kind(value)}")
     try:
         name, arguments = _name_and_arguments(value)
     except ValueError as exc:
         raise InputError(f"{where}: {exc}") from None
-    # Validated above; model_construct keeps scoring fast (no second validation pass).
-    return ToolCall.model_construct(name=name, arguments=arguments)
+    return _trusted_call(name, arguments)
 
 
 def as_calls(values: object, *, side: str = "calls") -> tuple[ToolCall, ...]:
@@ -154,8 +183,13 @@ class CallPair:
 
     expected: ToolCall
     actual: ToolCall
-    mismatches: tuple[Mismatch, ...]
-    """The argument differences; empty when the call is correct."""
+
+    @property
+    def mismatches(self) -> tuple[Mismatch, ...]:
+        """The argument differences (computed on access); empty when the call is correct."""
+        return tuple(
+            compare_arguments(self.expected.arguments, self.actual.arguments, options=DEEP_EQUALITY)
+        )
 
     @property
     def details(self) -> str:
@@ -282,21 +316,20 @@ def score_calls(
     """
     exp = as_calls(expected, side="expected")
     act = as_calls(actual, side="actual")
+    # One hashable key per call: equal keys <=> no difference under DEEP_EQUALITY.
+    exp_keys = [deep_key(c.arguments) for c in exp]
+    act_keys = [deep_key(c.arguments) for c in act]
     big = float(min(len(exp), len(act)) + 1)
-    mismatches: dict[tuple[int, int], list[Mismatch]] = {}
     credit = [[0.0] * len(act) for _ in exp]
     for i, e in enumerate(exp):
+        row = credit[i]
         for j, a in enumerate(act):
             if e.name == a.name:
-                found = compare_arguments(e.arguments, a.arguments, options=DEEP_EQUALITY)
-                mismatches[i, j] = found
                 # Lexicographic objective: one correct pair outweighs every same-name pair.
-                credit[i][j] = 1.0 if found else big
+                row[j] = big if exp_keys[i] == act_keys[j] else 1.0
     pairs = align(credit, ordered=order == "strict")
-    correct = [CallPair(exp[i], act[j], ()) for i, j in pairs if not mismatches[i, j]]
-    incorrect = [
-        CallPair(exp[i], act[j], tuple(mismatches[i, j])) for i, j in pairs if mismatches[i, j]
-    ]
+    correct = [CallPair(exp[i], act[j]) for i, j in pairs if credit[i][j] == big]
+    incorrect = [CallPair(exp[i], act[j]) for i, j in pairs if credit[i][j] != big]
     paired_exp = {i for i, _ in pairs}
     paired_act = {j for _, j in pairs}
     n_ok = len(correct)

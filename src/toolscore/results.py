@@ -62,6 +62,8 @@ class PairResult(BaseModel):
     """The verdict on this pair."""
     credit: float
     """The pair's credit under the rubric (0 to 1)."""
+    details: tuple[Mismatch, ...] = ()
+    """The argument differences of this pair (for `wrong_args`)."""
 
 
 class CaseResult(BaseModel):

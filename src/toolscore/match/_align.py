@@ -44,6 +44,9 @@ def align(credit: Sequence[Sequence[float]], *, ordered: bool = False) -> list[t
 
 def _align_any(credit: Sequence[Sequence[float]]) -> list[tuple[int, int]]:
     n_rows, n_cols = len(credit), len(credit[0])
+    quick = _distinct_maxima(credit, range(n_rows), range(n_cols))
+    if quick is not None:
+        return quick
     # Union-find over rows (0..n_rows-1) and columns (n_rows..): one block per component.
     parent = list(range(n_rows + n_cols))
 
@@ -72,6 +75,30 @@ def _align_any(credit: Sequence[Sequence[float]]) -> list[tuple[int, int]]:
             continue
         pairs.extend(_solve_block(credit, rows, cols))
     return [(i, j) for i, j in pairs if credit[i][j] > 0]
+
+
+def _distinct_maxima(
+    credit: Sequence[Sequence[float]], rows: Sequence[int], cols: Sequence[int]
+) -> list[tuple[int, int]] | None:
+    """Pair each row with its best column, when those columns are all different.
+
+    Every assignment is worth at most the sum of the row maxima, so when the best
+    columns of the rows with any credit are distinct, that sum is reached and the
+    pairing is optimal (the common case of calls that are mostly right). Otherwise
+    return None and leave the block to the solver.
+    """
+    pairs: list[tuple[int, int]] = []
+    taken: set[int] = set()
+    for i in rows:
+        row = credit[i]
+        best = max(cols, key=row.__getitem__)
+        if row[best] <= 0:
+            continue
+        if best in taken:
+            return None
+        taken.add(best)
+        pairs.append((i, best))
+    return pairs
 
 
 def _solve_block(

@@ -1,0 +1,215 @@
+"""The judge's API: results carry the case's labels, profiles, rubrics and errors."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import toolscore
+from toolscore import (
+    Case,
+    CaseResult,
+    ConfigError,
+    Extraction,
+    ExtractionError,
+    InputError,
+    Status,
+    SuiteDefaults,
+    SuiteError,
+    ToolCall,
+    ToolSpec,
+)
+from toolscore import judge as judge_module_attr
+from toolscore.judge import judge, profiles, register_profile
+
+SEARCH = ToolSpec(
+    name="search",
+    parameters={
+        "type": "object",
+        "properties": {"q": {"type": "string"}, "n": {"type": "integer"}},
+        "required": ["q"],
+    },
+)
+
+
+def _case(**fields: object) -> Case:
+    base: dict[str, object] = {
+        "id": "c1",
+        "prompt": "find x",
+        "expected": {"name": "search", "arguments": {"q": "x"}},
+    }
+    base.update(fields)
+    return Case.model_validate(base)
+
+
+def test_judge_is_exported_from_package() -> None:
+    assert judge_module_attr is judge
+    assert "judge" in toolscore.__all__
+
+
+def test_judge_result_carries_case_labels() -> None:
+    case = _case(category="edge", tags=("t1", "t2"), difficulty="hard")
+    result = judge(case, [{"name": "search", "arguments": {"q": "x"}}], tools=[SEARCH])
+    assert result.case_id == "c1"
+    assert (result.category, result.tags, result.difficulty) == ("edge", ("t1", "t2"), "hard")
+    assert result.prompt == "find x"
+    assert result.expected == (ToolCall(name="search", arguments={"q": "x"}),)
+    assert result.actual == (ToolCall(name="search", arguments={"q": "x"}),)
+    assert result.rubric == "partial"
+    assert result.extraction_format is None
+
+
+def test_judge_chat_prompt_is_recorded_as_messages() -> None:
+    case = _case(prompt=[{"role": "user", "content": "hi"}])
+    result = judge(case, [], tools=[SEARCH])
+    assert result.prompt == [{"role": "user", "content": "hi"}]
+    assert result.status is Status.MISSED_CALL
+
+
+def test_judge_extraction_fields_recorded() -> None:
+    extraction = Extraction(
+        calls=(ToolCall(name="search", arguments={"q": "x"}),),
+        format="hermes",
+        errors=(ExtractionError(reason="parse_error", message="second call broken"),),
+    )
+    result = judge(_case(), extraction, tools=[SEARCH])
+    assert result.status is Status.CORRECT
+    assert result.extraction_format == "hermes"
+    assert result.extraction_errors == ("parse_error: second call broken",)
+
+
+def test_judge_result_round_trips_through_json() -> None:
+    result = judge(_case(), [{"name": "search", "arguments": {"q": "y", "n": "2"}}], tools=[SEARCH])
+    again = CaseResult.model_validate_json(result.model_dump_json())
+    assert again == result
+    assert again.pairs[0].details[0].path == "$.q"
+    assert again.details[0].call == 0
+    assert again.pairs[0].details == again.details
+
+
+def test_judge_pair_credit_follows_rubric() -> None:
+    actual = [{"name": "search", "arguments": {"q": "y"}}]
+    assert judge(_case(), actual, tools=[SEARCH]).pairs[0].credit == 0.5
+    assert judge(_case(), actual, tools=[SEARCH], rubric="binary").pairs[0].credit == 0.0
+
+
+def test_judge_unknown_rubric_raises_config_error() -> None:
+    with pytest.raises(ConfigError, match="unknown rubric"):
+        judge(_case(), [], tools=[SEARCH], rubric="fuzzy")  # type: ignore[arg-type]
+
+
+def test_judge_suite_defaults_rubric_and_order_apply() -> None:
+    case = _case(
+        expected=[
+            {"name": "search", "arguments": {"q": "a"}},
+            {"name": "search", "arguments": {"q": "b"}},
+        ]
+    )
+    actual = [
+        {"name": "search", "arguments": {"q": "b"}},
+        {"name": "search", "arguments": {"q": "a"}},
+    ]
+    loose = judge(case, actual, tools=[SEARCH])
+    assert loose.status is Status.CORRECT
+    strict = judge(
+        case, actual, tools=[SEARCH], defaults=SuiteDefaults(order="strict", rubric="binary")
+    )
+    assert strict.status is Status.WRONG_ARGS
+    assert strict.rubric == "binary"
+    assert strict.score == 0.0
+
+
+def test_judge_bad_actual_list_raises_input_error() -> None:
+    with pytest.raises(InputError, match=r"actual\[0\]"):
+        judge(_case(), [{"arguments": {}}], tools=[SEARCH])
+
+
+def test_judge_invalid_tool_schema_raises_suite_error() -> None:
+    broken = ToolSpec(
+        name="search", parameters={"type": "object", "properties": {"q": {"type": 5}}}
+    )
+    with pytest.raises(SuiteError, match="c1"):
+        judge(_case(), [{"name": "search", "arguments": {"q": "x"}}], tools=[broken])
+
+
+def test_judge_malformed_matcher_unreached_still_raises() -> None:
+    case = _case(expected={"name": "search", "arguments": {"q": {"$regex": "("}}})
+    with pytest.raises(SuiteError) as info:
+        judge(case, [{"name": "other", "arguments": {}}], tools=[SEARCH])
+    assert info.value.problems[0].startswith("expected[0].arguments.q: $regex")
+    assert info.value.case_id == "c1"
+
+
+def test_judge_malformed_matcher_in_alternative_raises() -> None:
+    case = _case(alternatives=[{"name": "search", "arguments": {"q": {"$approx": "x"}}}])
+    with pytest.raises(SuiteError, match=r"alternatives\[0\]\[0\]\.arguments\.q"):
+        judge(case, [], tools=[SEARCH])
+
+
+def test_judge_unknown_profile_raises_config_error() -> None:
+    with pytest.raises(ConfigError, match="unknown judge profile 'nope'"):
+        judge(_case(), [], tools=[SEARCH], profile="nope")
+
+
+def test_register_profile_default_name_refused() -> None:
+    with pytest.raises(ConfigError):
+        register_profile("default", judge)
+
+
+def test_register_profile_custom_profile_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = sys.modules["toolscore.judge"]
+    monkeypatch.setattr(module, "_profiles", {})
+    seen: list[str] = []
+
+    def always_correct(case, actual, *, tools, rubric=None, strict=False):  # type: ignore[no-untyped-def]
+        seen.append(case.id)
+        return CaseResult(case_id=case.id, status=Status.CORRECT, score=1.0)
+
+    register_profile("lenient", always_correct)
+    result = judge(_case(), [], tools=[SEARCH], profile="lenient")
+    assert result.status is Status.CORRECT
+    assert seen == ["c1"]
+    assert "lenient" in profiles()
+
+
+def test_judge_builtin_profile_imported_lazily(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    module = sys.modules["toolscore.judge"]
+    (tmp_path / "fake_profile_mod.py").write_text(
+        textwrap.dedent(
+            """
+            from toolscore import CaseResult, Status
+            from toolscore.judge import register_profile
+
+            def fake(case, actual, *, tools, rubric=None, strict=False):
+                return CaseResult(case_id=case.id, status=Status.WRONG_TOOL, score=0.0)
+
+            register_profile("fake", fake)
+            """
+        ),
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(module, "_profiles", {})
+    monkeypatch.setitem(module._BUILTIN_PROFILES, "fake", "fake_profile_mod")
+    result = judge(_case(), [], tools=[SEARCH], profile="fake")
+    assert result.status is Status.WRONG_TOOL
+
+
+def test_judge_bfcl_profile_is_available() -> None:
+    assert "bfcl" in profiles()
+
+
+def test_judge_tools_none_accepts_any_name() -> None:
+    case = _case(expected={"name": "anything", "arguments": {"k": 1}})
+    result = judge(case, [{"name": "anything", "arguments": {"k": 1.0}}], tools=None)
+    assert result.status is Status.CORRECT
+
+
+def test_judge_empty_tool_list_makes_every_call_wrong() -> None:
+    result = judge(_case(), [{"name": "search", "arguments": {"q": "x"}}], tools=[])
+    assert result.status is Status.WRONG_TOOL

@@ -1,0 +1,139 @@
+"""Validating actual arguments against the tool schema, and the fast path beside it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+
+from toolscore import SuiteError
+from toolscore.match._fastschema import is_certainly_valid, is_simple
+from toolscore.match._schema import merge_mismatches, schema_mismatches
+from toolscore.match._values import Mismatch
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "q": {"type": "string", "minLength": 2},
+        "n": {"type": "integer", "maximum": 10},
+        "opts": {
+            "type": "object",
+            "properties": {"deep": {"type": "boolean"}},
+            "required": ["deep"],
+            "additionalProperties": False,
+        },
+    },
+    "required": ["q"],
+}
+
+
+def _found(arguments: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(m.path, m.reason) for m in schema_mismatches(arguments, SCHEMA)]
+
+
+def test_schema_mismatches_valid_arguments_none() -> None:
+    assert _found({"q": "ab", "n": 3, "opts": {"deep": True}}) == []
+
+
+def test_schema_mismatches_required_is_missing() -> None:
+    assert _found({"n": 1}) == [("$.q", "missing")]
+
+
+def test_schema_mismatches_nested_required_and_forbidden_extra() -> None:
+    assert _found({"q": "ab", "opts": {"x": 1, "y": 2}}) == [
+        ("$.opts.deep", "missing"),
+        ("$.opts.x", "unexpected"),
+        ("$.opts.y", "unexpected"),
+    ]
+
+
+def test_schema_mismatches_other_keywords_are_schema() -> None:
+    found = schema_mismatches({"q": "a", "n": 11}, SCHEMA)
+    assert [(m.path, m.reason) for m in found] == [("$.n", "schema"), ("$.q", "schema")]
+    assert found[0].message.startswith("maximum:")
+    assert found[0].expected == 10
+    assert found[0].actual == 11
+
+
+def test_schema_mismatches_no_schema_accepts_all() -> None:
+    assert schema_mismatches({"anything": 1}, None) == []
+    assert schema_mismatches({"anything": 1}, {}) == []
+
+
+def test_schema_mismatches_invalid_schema_raises_suite_error() -> None:
+    with pytest.raises(SuiteError, match="invalid tool parameters schema"):
+        schema_mismatches({}, {"type": "object", "properties": {"a": {"type": "text"}}})
+
+
+def test_merge_mismatches_drops_schema_duplicate_of_same_path() -> None:
+    compared = [Mismatch(path="$.n", reason="type", expected=5, actual="x")]
+    validated = [
+        Mismatch(path="$.n", reason="schema", actual="x"),
+        Mismatch(path="$.m", reason="missing"),
+    ]
+    merged = merge_mismatches(compared, validated)
+    assert [(m.path, m.reason) for m in merged] == [("$.n", "type"), ("$.m", "missing")]
+
+
+@pytest.mark.parametrize(
+    ("schema", "simple"),
+    [
+        (SCHEMA, False),
+        ({"type": "object", "properties": {"a": {"type": "string", "enum": ["x"]}}}, True),
+        ({"type": "array", "items": {"type": "integer"}}, True),
+        ({"type": "array", "items": [{"type": "integer"}]}, False),
+        ({"$schema": "http://json-schema.org/draft-04/schema#", "type": "integer"}, False),
+        ({"type": "object", "patternProperties": {"^a": {}}}, False),
+        ({"anyOf": [{"type": "string"}]}, False),
+        ({"type": "strange"}, False),
+    ],
+)
+def test_is_simple_only_known_keywords(schema: dict[str, Any], simple: bool) -> None:
+    assert is_simple(schema) is simple
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-5, 5)
+    | st.sampled_from([1.0, 2.5, -0.0])
+    | st.sampled_from(["a", "b", ""]),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from("abc"), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+type_names = st.sampled_from(["string", "integer", "number", "boolean", "array", "object", "null"])
+simple_schemas = st.recursive(
+    st.builds(dict)
+    | st.builds(lambda t: {"type": t}, type_names)
+    | st.builds(lambda ts: {"type": ts}, st.lists(type_names, min_size=1, max_size=3, unique=True))
+    | st.builds(lambda vs: {"enum": vs}, st.lists(json_values, min_size=1, max_size=3))
+    | st.booleans(),
+    lambda inner: (
+        st.builds(
+            lambda props, req, extra: {
+                "type": "object",
+                "properties": props,
+                "required": req,
+                "additionalProperties": extra,
+            },
+            st.dictionaries(st.sampled_from("abc"), inner, max_size=3),
+            st.lists(st.sampled_from("abc"), max_size=2, unique=True),
+            inner,
+        )
+        | st.builds(lambda items: {"type": "array", "items": items}, inner)
+    ),
+    max_leaves=5,
+)
+
+
+@settings(deadline=None, max_examples=300)
+@given(json_values, simple_schemas)
+def test_fast_path_agrees_with_jsonschema(value: Any, schema: Any) -> None:
+    assert is_simple(schema)
+    expected = Draft202012Validator(schema).is_valid(value)
+    assert is_certainly_valid(value, schema) == expected

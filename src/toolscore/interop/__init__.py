@@ -1,0 +1,14 @@
+"""Importers for other benchmarks' formats: BFCL v4 single-turn categories and results."""
+
+from toolscore.interop._bfcl_data import OUT_OF_SCOPE, BfclCategory
+from toolscore.interop._bfcl_import import bfcl_categories, import_bfcl
+from toolscore.interop._bfcl_results import ResponseLine, convert_bfcl_results
+
+__all__ = [
+    "OUT_OF_SCOPE",
+    "BfclCategory",
+    "ResponseLine",
+    "bfcl_categories",
+    "convert_bfcl_results",
+    "import_bfcl",
+]

@@ -1,0 +1,206 @@
+"""Importing BFCL data (a hand-written fixture in BFCL's format) into a toolscore suite."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import toolscore
+from toolscore.errors import ConfigError, InputError
+from toolscore.match._bfcl_codec import decode_answer, encode_answer, schema_from_bfcl
+
+FIXTURE = Path(__file__).resolve().parents[1] / "data" / "bfcl" / "fixture"
+
+
+def _case(suite: toolscore.Suite, case_id: str) -> toolscore.Case:
+    return next(c for c in suite.cases if c.id == case_id)
+
+
+def test_import_bfcl_folder_keeps_ids_categories_and_prompts() -> None:
+    suite = toolscore.import_bfcl(["simple_python", "parallel"], data_dir=FIXTURE)
+    assert [c.id for c in suite.cases] == ["simple_python_0", "simple_python_1", "parallel_0"]
+    assert suite.categories == ("simple_python", "parallel")
+    first = _case(suite, "simple_python_0")
+    assert first.prompt == "Area of a triangle with base 10 and height 5."
+    assert first.category == "simple_python"
+    assert "language:python" in first.tags
+    second = _case(suite, "simple_python_1")
+    assert isinstance(second.prompt, tuple)
+    assert [m.role for m in second.prompt] == ["system", "user"]
+
+
+def test_import_bfcl_answer_becomes_matchers() -> None:
+    suite = toolscore.import_bfcl(["simple_python", "parallel"], data_dir=FIXTURE)
+    (call,) = _case(suite, "simple_python_0").expected
+    assert call.name == "calc.area"
+    # "" alone: may be omitted; the documented default "cm" is accepted by the default
+    # profile through a nested $any_of the bfcl profile skips.
+    assert call.arguments == {
+        "base": 10,
+        "height": 5.0,
+        "unit": {"$any_of": [{"$absent": True}, {"$any_of": ["cm"]}]},
+    }
+    parallel = _case(suite, "parallel_0").expected
+    assert parallel[1].arguments == {"city": {"$any_of": ["London", "London, UK"]}}
+
+
+def test_import_bfcl_types_become_json_schema() -> None:
+    suite = toolscore.import_bfcl(["simple_python", "simple_java"], data_dir=FIXTURE)
+    props = suite.tools[0].parameters["properties"]
+    assert isinstance(props, dict)
+    assert props["height"] == {
+        "description": "Height. This is a float type value.",
+        "type": "number",
+        "format": "float",
+    }
+    square = next(t for t in suite.tools if t.name == "calc.area__2").parameters
+    sq = square["properties"]
+    assert isinstance(sq, dict)
+    assert sq["dims"]["type"] == "array" and sq["dims"]["x-bfcl-type"] == "tuple"
+    assert sq["anything"]["type"] == "string" and sq["anything"]["x-bfcl-type"] == "any"
+    assert sq["meta"]["type"] == "object"
+    java = next(t for t in suite.tools if t.name == "Util.run")
+    assert "Java 8 SDK" in java.description
+    jp = java.parameters["properties"]
+    assert isinstance(jp, dict)
+    assert jp["names"] == {
+        "description": "Names. This is Java ArrayList type parameter in string representation."
+        " The list elements are of type String; they are not in string representation.",
+        "type": "string",
+        "x-bfcl-type": "ArrayList",
+        "x-bfcl-items-type": "String",
+    }
+
+
+def test_import_bfcl_renames_a_second_doc_of_the_same_name() -> None:
+    suite = toolscore.import_bfcl(["simple_python"], data_dir=FIXTURE)
+    names = [t.name for t in suite.tools]
+    assert names == ["calc.area", "calc.area__2"]
+    renamed = suite.tools[1]
+    assert renamed.parameters["x-bfcl-name"] == "calc.area"
+    case = _case(suite, "simple_python_1")
+    assert case.tools == ("calc.area__2",)
+    # A BFCL result calls the BFCL name; the bfcl profile maps it to the renamed tool.
+    result = toolscore.judge(
+        case,
+        [{"name": "calc.area", "arguments": {"side": 3}}],
+        tools=suite.tools_for(case),
+        profile="bfcl",
+    )
+    assert result.status.value == "correct"
+
+
+def test_import_bfcl_irrelevance_and_relevance_expectations() -> None:
+    suite = toolscore.import_bfcl(["irrelevance", "live_relevance"], data_dir=FIXTURE)
+    irrelevance = _case(suite, "irrelevance_0")
+    assert irrelevance.expected == () and irrelevance.expects_no_call
+    relevance = _case(suite, "live_relevance_0-0-0")
+    assert relevance.expected == () and relevance.any_call
+
+
+def test_import_bfcl_suite_passes_suite_validation(tmp_path: Path) -> None:
+    suite = toolscore.import_bfcl(
+        ["simple_python", "parallel", "irrelevance", "live_relevance", "simple_java"],
+        data_dir=FIXTURE,
+    )
+    path = tmp_path / "bfcl.json"
+    path.write_text(suite.model_dump_json(exclude_none=True), encoding="utf-8")
+    loaded = toolscore.load_suite(path)
+    assert loaded.content_hash == suite.content_hash
+
+
+def test_import_bfcl_reads_a_wheel(tmp_path: Path) -> None:
+    wheel = tmp_path / "bfcl_eval-2099.1.1-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for path in FIXTURE.rglob("*.json"):
+            archive.write(path, f"bfcl_eval/data/{path.relative_to(FIXTURE).as_posix()}")
+    suite = toolscore.import_bfcl(["parallel"], data_dir=wheel)
+    assert suite.version == "bfcl-eval 2099.1.1"
+    assert [c.id for c in suite.cases] == ["parallel_0"]
+    sizes = dict(toolscore.bfcl_categories(tmp_path))
+    assert sizes["parallel"] == 1 and sizes["live_multiple"] is None
+
+
+@pytest.mark.parametrize(
+    ("category", "message"),
+    [
+        ("multi_turn_base", "out of scope"),
+        ("web_search_base", "out of scope"),
+        ("memory_kv", "out of scope"),
+        ("simple_rust", "unknown BFCL category"),
+    ],
+)
+def test_import_bfcl_rejects_categories_it_cannot_import(category: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        toolscore.import_bfcl([category], data_dir=FIXTURE)
+
+
+def test_import_bfcl_missing_file_names_it() -> None:
+    with pytest.raises(InputError, match=r"BFCL_v4_live_multiple\.json"):
+        toolscore.import_bfcl(["live_multiple"], data_dir=FIXTURE)
+
+
+def test_import_bfcl_without_installed_package_says_how(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(ConfigError, match="pip download --no-deps bfcl-eval"):
+        toolscore.import_bfcl(["simple_python"])
+
+
+def test_import_bfcl_folder_without_data_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="no BFCL data"):
+        toolscore.bfcl_categories(tmp_path)
+
+
+def test_import_bfcl_malformed_line_names_file_and_line(tmp_path: Path) -> None:
+    (tmp_path / "BFCL_v4_irrelevance.json").write_text('{"id": "x"\n', encoding="utf-8")
+    with pytest.raises(InputError, match="line 1"):
+        toolscore.import_bfcl(["irrelevance"], data_dir=tmp_path)
+
+
+def test_bfcl_codec_answer_round_trip_is_exact() -> None:
+    schema = schema_from_bfcl(
+        {
+            "type": "dict",
+            "properties": {
+                "a": {"type": "integer", "description": ""},
+                "b": {"type": "string", "description": "", "default": "x"},
+                "c": {"type": "dict", "description": ""},
+                "d": {"type": "array", "items": {"type": "dict"}, "description": ""},
+                "e": {"type": "string", "description": ""},
+                "f": {"type": "string", "description": ""},
+                "g": {"type": "string", "description": ""},
+            },
+            "required": ["a", "e", "g"],
+        },
+        "python",
+    )
+    answer = {
+        "a": [1, 2],
+        "b": ["", "y"],
+        "c": [{"k": ["v", ""], "n": [{"deep": 1}]}],
+        "d": ["", [{"k": [1]}, {"k": [2, 3]}]],
+        "e": ["", "z"],
+        "f": [],
+    }
+    encoded = encode_answer(answer, schema)
+    assert encoded["b"] == {"$any_of": [{"$absent": True}, "y", {"$any_of": ["x"]}]}
+    assert encoded["e"] == {"$any_of": ["", "z"]}  # required: "" is the empty string
+    assert encoded["f"] == {"$regex": "(?!)"}  # no acceptable value at all
+    assert encoded["g"] == {"$present": True}  # required, left out of BFCL's answer
+    assert toolscore.match.matcher_problems(encoded) == []
+    assert decode_answer(encoded) == answer
+
+
+def test_bfcl_codec_schema_keeps_bfcl_types_json_schema_cannot_say() -> None:
+    schema = schema_from_bfcl(
+        {"type": "dict", "properties": {"t": {"type": "tuple", "items": {"type": "float"}}}},
+        "python",
+    )
+    t = schema["properties"]["t"]  # type: ignore[index]
+    assert t["type"] == "array" and t["x-bfcl-type"] == "tuple"  # type: ignore[index]
+    assert t["items"]["type"] == "number"  # type: ignore[index]
+    assert json.loads(json.dumps(schema))["required"] == []

@@ -222,3 +222,13 @@ class Suite(BaseModel):
             self.model_dump(mode="json"), sort_keys=True, ensure_ascii=False, separators=(",", ":")
         )
         return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+    def to_dict(self) -> JsonObject:
+        """The suite in the file format: `load_suite` reads it back to an equal suite.
+
+        Examples:
+            >>> Suite(name="demo").to_dict()["schema_version"]
+            1
+        """
+        data: JsonObject = self.model_dump(mode="json", exclude_none=True)
+        return data

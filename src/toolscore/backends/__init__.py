@@ -1,0 +1,45 @@
+"""Backends: the model servers a suite runs against, behind one small protocol."""
+
+from toolscore.backends._doctor import Check, Diagnosis, adiagnose_backend, diagnose_backend
+from toolscore.backends._http import RetryPolicy, parse_retry_after
+from toolscore.backends._registry import (
+    BackendFactory,
+    create_backend,
+    parse_model_spec,
+    providers,
+    register_backend,
+)
+from toolscore.backends._types import (
+    Backend,
+    BackendSettings,
+    ChatReply,
+    ChatRequest,
+    Mode,
+    ServerInfo,
+    extractable,
+)
+from toolscore.backends._wire import NameMap, safe_tool_name, tools_system_prompt
+
+__all__ = [
+    "Backend",
+    "BackendFactory",
+    "BackendSettings",
+    "ChatReply",
+    "ChatRequest",
+    "Check",
+    "Diagnosis",
+    "Mode",
+    "NameMap",
+    "RetryPolicy",
+    "ServerInfo",
+    "adiagnose_backend",
+    "create_backend",
+    "diagnose_backend",
+    "extractable",
+    "parse_model_spec",
+    "parse_retry_after",
+    "providers",
+    "register_backend",
+    "safe_tool_name",
+    "tools_system_prompt",
+]

@@ -1,4 +1,9 @@
-"""What `toolscore run` and `toolscore evaluate` do once a run has finished."""
+"""What `toolscore run` and `toolscore evaluate` do once a run has finished.
+
+In order: resolve the baseline (before saving, so that a tag the new run carries can
+not make the run its own baseline), save the run to the history, compare, print the
+text report, write the requested report files, and choose the exit code.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,11 @@ from pathlib import Path
 
 import typer
 
-from toolscore.results import RunResult, Status
+import toolscore
+from toolscore.compare import Comparison
+from toolscore.errors import BaselineError, ConfigError, StoreError
+from toolscore.report import REPORT_FORMATS
+from toolscore.results import RunResult
 
 __all__ = ["PostRunOptions", "after_run"]
 
@@ -28,13 +37,62 @@ class PostRunOptions:
     """Report format -> output file, e.g. {"junit": Path("out.xml")}."""
     quiet: bool = False
     """Print nothing but errors."""
+    db: Path | None = None
+    """History database (default `<TOOLSCORE_HOME>/toolscore.db`)."""
+    save: bool = True
+    """Save the run to the history database."""
 
 
 def after_run(result: RunResult, options: PostRunOptions) -> int:
-    """Summarise a finished run; return the process exit code."""
+    """Save, compare and report a finished run; return the process exit code.
+
+    Returns:
+        1 when `fail_on_regression` is set and the comparison with the baseline finds a
+        regression, else 0.
+
+    Raises:
+        BaselineError: the baseline cannot be resolved or shares no case (the run is
+            saved first).
+        ConfigError: an unknown report format, or a report file cannot be written.
+    """
+    unknown = sorted(set(options.reports) - set(REPORT_FORMATS))
+    if unknown:
+        raise ConfigError(
+            f"unknown report format {', '.join(unknown)} (choose from {', '.join(REPORT_FORMATS)})"
+        )
+    baseline: RunResult | None = None
+    baseline_error: BaselineError | None = None
+    if options.baseline is not None:
+        try:
+            baseline = toolscore.resolve_run(options.baseline, db=options.db)
+        except BaselineError as exc:
+            baseline_error = exc
+    if options.save:
+        _save(result, options)
+    if baseline_error is not None:
+        raise baseline_error
+    comparison: Comparison | None = None
+    if baseline is not None:
+        comparison = toolscore.compare_runs(
+            baseline, result, threshold=options.threshold, alpha=options.alpha
+        )
+    metrics = toolscore.compute_metrics(result, seed=result.seed or 0)
     if not options.quiet:
-        scored = [r for r in result.results if r.status.scored]
-        passed = sum(r.status is Status.CORRECT for r in scored)
-        rate = passed / len(scored) if scored else 0.0
-        typer.echo(f"{result.run_id}: {passed}/{len(scored)} correct ({rate:.1%})")
-    return 0
+        typer.echo(toolscore.render_report(result, "text", comparison=comparison, metrics=metrics))
+    for fmt in REPORT_FORMATS:
+        if fmt in options.reports:
+            path = toolscore.write_report(
+                result, fmt, options.reports[fmt], comparison=comparison, metrics=metrics
+            )
+            if not options.quiet:
+                typer.echo(f"wrote {fmt} report to {path}", err=True)
+    regression = comparison is not None and comparison.is_regression
+    return 1 if options.fail_on_regression and regression else 0
+
+
+def _save(result: RunResult, options: PostRunOptions) -> None:
+    """Save to the history; a failure is reported but loses nothing (the run folder stays)."""
+    try:
+        toolscore.save_run(result, db=options.db)
+    except StoreError as exc:
+        typer.echo(f"warning: the run was not saved to the history: {exc}", err=True)

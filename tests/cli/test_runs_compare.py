@@ -1,0 +1,193 @@
+"""`toolscore runs ...`, `toolscore compare ...` and the post-run hook."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from toolscore.cli import app
+from toolscore.cli._post import PostRunOptions, after_run
+from toolscore.errors import BaselineError, ConfigError
+from toolscore.store import get_run, list_runs, save_run
+
+runner = CliRunner()
+
+
+def _rows(outcomes: str, **fields: object) -> list[dict[str, object]]:
+    status = {"c": "correct", "w": "wrong_args", "x": "wrong_tool"}
+    return [
+        {"case_id": f"TC-{i:03d}", "status": status[o], "category": "simple", **fields}
+        for i, o in enumerate(outcomes)
+    ]
+
+
+@pytest.fixture
+def two_runs(make_run):
+    base = make_run(_rows("c" * 50), run_id="20260101-base", tags=("v1.2",))
+    cand = make_run(_rows("x" * 12 + "c" * 38), run_id="20260102-cand")
+    save_run(base)
+    save_run(cand)
+    return base, cand
+
+
+def test_runs_list_text_and_json(two_runs) -> None:
+    result = runner.invoke(app, ["runs", "list"])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[0].startswith("20260102-cand")
+    assert "[v1.2]" in result.output
+    data = json.loads(runner.invoke(app, ["runs", "list", "--json", "-n", "1"]).output)
+    assert [r["run_id"] for r in data] == ["20260102-cand"]
+
+
+def test_runs_list_empty_history() -> None:
+    result = runner.invoke(app, ["runs", "list"])
+    assert result.exit_code == 0
+    assert result.output.strip() == "no stored runs"
+
+
+def test_runs_show_by_tag_text_and_json(two_runs) -> None:
+    result = runner.invoke(app, ["runs", "show", "v1.2"])
+    assert result.exit_code == 0, result.output
+    assert "Accuracy:  100.0% (50/50" in result.output
+    data = json.loads(runner.invoke(app, ["runs", "show", "20260102", "--json"]).output)
+    assert data["run"]["run_id"] == "20260102-cand"
+    assert data["metrics"]["passed"] == 38
+
+
+def test_runs_tag_and_remove(two_runs) -> None:
+    result = runner.invoke(app, ["runs", "tag", "20260102", "candidate", "nightly", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output) == {
+        "run_id": "20260102-cand",
+        "tags": ["candidate", "nightly"],
+    }
+    assert get_run("20260102-cand").tags == ("candidate", "nightly")
+    result = runner.invoke(app, ["runs", "tag", "20260102-cand", "nightly", "--remove"])
+    assert result.exit_code == 0
+    assert get_run("20260102-cand").tags == ("candidate",)
+
+
+def test_runs_delete_and_unknown_ref_exit_2(two_runs) -> None:
+    result = runner.invoke(app, ["runs", "delete", "v1.2", "--json"])
+    assert json.loads(result.output) == {"deleted": "20260101-base"}
+    assert [r.run_id for r in list_runs()] == ["20260102-cand"]
+    result = runner.invoke(app, ["runs", "show", "v1.2"])
+    assert result.exit_code == 2
+    assert "v1.2" in result.output
+
+
+def test_runs_export_then_compare_from_files(two_runs, tmp_path: Path) -> None:
+    out = tmp_path / "base.json"
+    assert runner.invoke(app, ["runs", "export", "v1.2", "-o", str(out)]).exit_code == 0
+    assert json.loads(out.read_text(encoding="utf-8"))["run_id"] == "20260101-base"
+    printed = runner.invoke(app, ["runs", "export", "20260102"])
+    cand_file = tmp_path / "cand.json"
+    cand_file.write_text(printed.output, encoding="utf-8")
+    result = runner.invoke(app, ["compare", str(out), str(cand_file), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["verdict"] == "regression"
+
+
+def test_compare_regression_text_exit_codes(two_runs) -> None:
+    result = runner.invoke(app, ["compare", "v1.2", "20260102-cand"])
+    assert result.exit_code == 0, result.output
+    assert "Baseline:  v1.2 (20260101-base)" in result.output
+    assert "Status: Regression" in result.output
+    assert "Broken (12):" in result.output
+    assert "TC-000: correct -> wrong_tool" in result.output
+    failing = runner.invoke(app, ["compare", "v1.2", "20260102-cand", "--fail-on-regression"])
+    assert failing.exit_code == 1
+
+
+def test_compare_within_variance_does_not_fail(two_runs) -> None:
+    result = runner.invoke(
+        app, ["compare", "v1.2", "20260102", "--threshold", "30", "--fail-on-regression"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "Status: Within acceptable variance" in result.output
+
+
+def test_compare_many_side_by_side(two_runs, make_run) -> None:
+    save_run(make_run(_rows("w" + "c" * 49), run_id="20260103-third", model="other/m"))
+    result = runner.invoke(app, ["compare", "v1.2", "20260102", "20260103"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith("3 runs over 50 shared cases")
+    assert lines[2].startswith("* v1.2")
+    assert "worse" in lines[3]
+    assert "By Category:" in result.output
+    data = json.loads(
+        runner.invoke(app, ["compare", "v1.2", "20260102", "20260103", "--json"]).output
+    )
+    assert data["side_by_side"]["best_index"] == 0
+    assert [c["verdict"] for c in data["vs_baseline"]] == [
+        "regression",
+        "within acceptable variance",
+    ]
+    failing = runner.invoke(
+        app, ["compare", "v1.2", "20260102", "20260103", "--fail-on-regression"]
+    )
+    assert failing.exit_code == 1
+
+
+def test_compare_needs_two_runs(two_runs) -> None:
+    result = runner.invoke(app, ["compare", "v1.2"])
+    assert result.exit_code == 2
+
+
+def test_after_run_saves_prints_report_and_writes_files(make_run, tmp_path: Path) -> None:
+    run = make_run(_rows("cw"), run_id="r-post")
+    junit = tmp_path / "out" / "junit.xml"
+    code = after_run(run, PostRunOptions(reports={"junit": junit}, quiet=True))
+    assert code == 0
+    assert get_run("r-post") == run
+    assert junit.read_text(encoding="utf-8").startswith("<?xml")
+
+
+def test_after_run_regression_exit_code_only_when_asked(make_run, capsys) -> None:
+    save_run(make_run(_rows("c" * 40), run_id="base", tags=("baseline",)))
+    worse = make_run(_rows("x" * 15 + "c" * 25), run_id="new")
+    assert after_run(worse, PostRunOptions(baseline="baseline")) == 0
+    assert "Tool-Call Correctness Report" in capsys.readouterr().out
+    worse2 = make_run(_rows("x" * 15 + "c" * 25), run_id="new2")
+    options = PostRunOptions(baseline="baseline", fail_on_regression=True, quiet=True)
+    assert after_run(worse2, options) == 1
+    assert capsys.readouterr().out == ""
+
+
+def test_after_run_resolves_baseline_before_saving_the_new_run(make_run) -> None:
+    save_run(make_run(_rows("c" * 40), run_id="base", tags=("baseline",)))
+    # The new run carries the same tag: it must still be compared with the old one.
+    new = make_run(_rows("x" * 15 + "c" * 25), run_id="new", tags=("baseline",))
+    options = PostRunOptions(baseline="baseline", fail_on_regression=True, quiet=True)
+    assert after_run(new, options) == 1
+    assert get_run("baseline").run_id == "new"
+
+
+def test_after_run_unknown_baseline_raises_after_saving(make_run) -> None:
+    run = make_run(_rows("c"), run_id="r1")
+    with pytest.raises(BaselineError):
+        after_run(run, PostRunOptions(baseline="missing", quiet=True))
+    assert get_run("r1") == run
+
+
+def test_after_run_unknown_report_format_raises(make_run, tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="pdf"):
+        after_run(make_run(_rows("c")), PostRunOptions(reports={"pdf": tmp_path / "x.pdf"}))
+
+
+def test_compare_text_truncates_long_flip_lists_and_warns_on_suite_change(make_run) -> None:
+    base = make_run(_rows("c" * 80), suite_hash="h1")
+    cand = make_run(_rows("x" * 60 + "c" * 20), run_id="cand", suite_hash="h2")
+    save_run(base)
+    save_run(cand)
+    result = runner.invoke(app, ["compare", "run-a", "cand"])
+    assert result.exit_code == 0, result.output
+    assert "Warning: the suites differ (h1 vs h2)" in result.output
+    assert "Broken (60):" in result.output
+    assert "... and 10 more (use --json for all)" in result.output
+    assert "TC-049: correct -> wrong_tool" in result.output
+    assert "TC-050:" not in result.output

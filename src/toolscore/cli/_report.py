@@ -1,0 +1,54 @@
+"""`toolscore report RUN --format ...`: render a stored run as a report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+import toolscore
+from toolscore.report import ReportFormat
+
+__all__ = ["report"]
+
+
+def report(
+    run: Annotated[
+        str,
+        typer.Argument(help="Run id (or unique prefix), tag, run folder, or exported JSON file."),
+    ],
+    fmt: Annotated[
+        ReportFormat,
+        typer.Option("--format", "-f", help="Report format."),
+    ] = "text",
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Write the report to FILE instead of printing it."),
+    ] = None,
+    baseline: Annotated[
+        str | None,
+        typer.Option("--baseline", help="Compare with this run (id, tag or file)."),
+    ] = None,
+    threshold: Annotated[
+        float,
+        typer.Option(help="Accuracy drop, in points, that counts as a regression."),
+    ] = 2.0,
+    alpha: Annotated[float, typer.Option(help="Significance level of McNemar's test.")] = 0.05,
+    db: Annotated[
+        Path | None,
+        typer.Option("--db", help="History database (default TOOLSCORE_HOME/toolscore.db)."),
+    ] = None,
+) -> None:
+    """Render a run as a text, JSON, Markdown, HTML, JUnit XML or Prometheus report."""
+    result = toolscore.resolve_run(run, db=db)
+    comparison = None
+    if baseline is not None:
+        comparison = toolscore.compare_runs(
+            toolscore.resolve_run(baseline, db=db), result, threshold=threshold, alpha=alpha
+        )
+    if output is None:
+        typer.echo(toolscore.render_report(result, fmt, comparison=comparison), nl=False)
+        return
+    written = toolscore.write_report(result, fmt, output, comparison=comparison)
+    typer.echo(f"wrote {fmt} report to {written}", err=True)

@@ -1,0 +1,42 @@
+"""Every report format, byte for byte, against its golden file."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+import toolscore
+
+EXTENSIONS = {
+    "text": "txt",
+    "json": "json",
+    "markdown": "md",
+    "html": "html",
+    "junit": "xml",
+    "prometheus": "prom",
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(EXTENSIONS))
+def test_report_run_alone_matches_golden(
+    fmt: str, run: toolscore.RunResult, golden: Callable[[str, str], None]
+) -> None:
+    golden(f"run.{EXTENSIONS[fmt]}", toolscore.render_report(run, fmt))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "markdown", "html"])
+def test_report_run_with_baseline_matches_golden(
+    fmt: str,
+    run: toolscore.RunResult,
+    comparison: toolscore.Comparison,
+    golden: Callable[[str, str], None],
+) -> None:
+    text = toolscore.render_report(run, fmt, comparison=comparison)  # type: ignore[arg-type]
+    golden(f"run-vs-baseline.{EXTENSIONS[fmt]}", text)
+
+
+@pytest.mark.parametrize("fmt", sorted(EXTENSIONS))
+def test_report_same_input_twice_is_identical(fmt: str, run: toolscore.RunResult) -> None:
+    first = toolscore.render_report(run, fmt)  # type: ignore[arg-type]
+    assert first == toolscore.render_report(run, fmt)  # type: ignore[arg-type]

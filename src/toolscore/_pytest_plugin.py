@@ -1,0 +1,126 @@
+"""The toolscore pytest plugin, registered through the `pytest11` entry point.
+
+Gives every test session, with no import:
+
+- the fixture `assert_tool_calls`: the function `toolscore.assert_tool_calls`;
+- the marker `@pytest.mark.toolscore(suite=..., model=..., min_accuracy=...)` with the
+  fixture `toolscore_suite`, which runs the suite (or a selection of it) through a
+  backend as one test and fails with the report's failure list below the bound.
+
+Imports of toolscore itself are deferred so the plugin costs nothing to sessions that
+do not use it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from toolscore.metrics import RunMetrics
+    from toolscore.results import RunResult
+
+__all__ = ["SuiteOutcome", "assert_tool_calls", "pytest_configure", "toolscore_suite"]
+
+_SELECTION_KEYS = (
+    "tags",
+    "all_tags",
+    "categories",
+    "difficulties",
+    "ids",
+    "sample",
+    "seed",
+    "limit",
+)
+_RUN_KEYS = (
+    "timeout", "concurrency", "rubric", "profile", "mode", "base_url", "repeat", "temperature",
+    "persist",
+)  # fmt: skip
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Declare the `toolscore` marker."""
+    config.addinivalue_line(
+        "markers",
+        "toolscore(suite, model, min_accuracy=None, **options): run a toolscore suite as one "
+        "test through the toolscore_suite fixture",
+    )
+
+
+@pytest.fixture
+def assert_tool_calls() -> Callable[..., Any]:
+    """`toolscore.assert_tool_calls`, with no import needed."""
+    from toolscore._agent_check import assert_tool_calls as check
+
+    return check
+
+
+@dataclass(frozen=True, slots=True)
+class SuiteOutcome:
+    """What the `toolscore_suite` fixture gives the test: the run and its metrics."""
+
+    run: RunResult
+    metrics: RunMetrics
+
+
+@pytest.fixture
+def toolscore_suite(request: pytest.FixtureRequest) -> SuiteOutcome:
+    """Run the suite named by the test's `toolscore` marker; fail below `min_accuracy`."""
+    marker = request.node.get_closest_marker("toolscore")
+    if marker is None or "suite" not in marker.kwargs or "model" not in marker.kwargs:
+        pytest.fail(
+            "toolscore_suite needs @pytest.mark.toolscore(suite=..., model=...)", pytrace=False
+        )
+    options = dict(marker.kwargs)
+    unknown = set(options) - {"suite", "model", "min_accuracy", *_SELECTION_KEYS, *_RUN_KEYS}
+    if unknown:
+        pytest.fail(f"unknown toolscore marker options: {sorted(unknown)}", pytrace=False)
+    outcome = _run(options)
+    bound = options.get("min_accuracy")
+    if bound is not None and outcome.metrics.accuracy.rate < float(bound):
+        pytest.fail(_failure_text(outcome, float(bound)), pytrace=False)
+    return outcome
+
+
+def _run(options: dict[str, Any]) -> SuiteOutcome:
+    import toolscore
+
+    selection = toolscore.Selection(
+        **{k: _tuple(options[k]) for k in _SELECTION_KEYS if k in options}
+    )
+    suite = toolscore.select_cases(toolscore.load_suite(options["suite"]), selection)
+    # A test run leaves no run folder behind unless asked to (persist=True).
+    run_options = {"persist": False, **{k: options[k] for k in _RUN_KEYS if k in options}}
+    run = toolscore.run_suite(suite, options["model"], options=toolscore.RunOptions(**run_options))
+    return SuiteOutcome(run=run, metrics=toolscore.compute_metrics(run))
+
+
+def _tuple(value: Any) -> Any:
+    """Marker options may give one tag or id as a string; selections take tuples."""
+    if isinstance(value, str):
+        return (value,)
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _failure_text(outcome: SuiteOutcome, bound: float) -> str:
+    import json
+
+    import toolscore
+
+    acc = outcome.metrics.accuracy
+    lines = [
+        f"toolscore: accuracy {acc.rate:.1%} ({acc.passed}/{acc.n}) is below min_accuracy "
+        f"{bound:.1%} for {outcome.run.model} on {outcome.run.suite_name}",
+        "Failures:",
+    ]
+    for result in outcome.run.results:
+        if result.status is toolscore.Status.CORRECT:
+            continue
+        lines.append(f"  {result.case_id}: {toolscore.describe_failure(result)}")
+        lines.append(f"    prompt:   {json.dumps(result.prompt, ensure_ascii=False)[:300]}")
+        lines.append(f"    expected: {[c.to_dict() for c in result.expected]}")
+        lines.append(f"    actual:   {[c.to_dict() for c in result.actual]}")
+    return "\n".join(lines)

@@ -1,0 +1,139 @@
+"""The pytest plugin, run inside pytest's own pytester."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+
+def test_plugin_fixture_passes_without_import(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        def test_agent(assert_tool_calls):
+            assert_tool_calls([{"name": "read_file", "arguments": {"path": "a.md"}}],
+                              {"name": "read_file", "arguments": {"path": "./a.md"}})
+        """
+    )
+    pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+def test_plugin_failure_output_shows_readable_diff(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        def test_agent(assert_tool_calls):
+            assert_tool_calls(
+                [{"name": "search", "arguments": {"pattern": "todo", "path": "src"}}],
+                [{"name": "search", "arguments": {"pattern": "TODO", "path": "src"}},
+                 {"name": "git_status", "arguments": {}}])
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    expected_lines = [
+        "AssertionError: tool calls do not match: missed_call (score 0.000 under the binary rubric)",
+        "  wrong calls:",
+        '    search({"path": "src", "pattern": "todo"})  (expected search({"path": "src", "pattern": "TODO"}))',
+        "  missing (expected, not made):",
+        "    git_status({})",
+        "  argument differences:",
+        '    $.pattern: expected "TODO", got "todo"',
+    ]
+    for line in expected_lines:
+        assert line in out, line
+    # The library's own frames are hidden: the traceback points at the test.
+    assert "def assert_tool_calls(" not in out
+
+
+def test_plugin_marker_is_registered(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest_subprocess("--markers")
+    result.stdout.fnmatch_lines(["*@pytest.mark.toolscore(suite, model, min_accuracy=None*"])
+
+
+def _suite_and_responses(tmp: Path, *, right: int, wrong: int) -> tuple[Path, Path]:
+    tool = {
+        "name": "read_file",
+        "parameters": {
+            "type": "object",
+            "properties": {"path": {"type": "string"}},
+            "required": ["path"],
+        },
+    }
+    cases = [
+        {
+            "id": f"c{i}",
+            "category": "simple",
+            "tags": ["t"],
+            "difficulty": "easy",
+            "prompt": f"Read f{i}.md",
+            "expected": {"tool": "read_file", "arguments": {"path": f"f{i}.md"}},
+        }
+        for i in range(right + wrong)
+    ]
+    suite = {"schema_version": 1, "name": "mini", "version": "1.0", "tools": [tool], "cases": cases}
+    suite_path = tmp / "suite.json"
+    suite_path.write_text(json.dumps(suite), "utf-8")
+    lines = []
+    for i in range(right + wrong):
+        path = f"f{i}.md" if i < right else "wrong.md"
+        call = {"name": "read_file", "arguments": {"path": path}}
+        lines.append(
+            json.dumps({"case_id": f"c{i}", "output": f"<tool_call>{json.dumps(call)}</tool_call>"})
+        )
+    responses = tmp / "responses.jsonl"
+    responses.write_text("\n".join(lines) + "\n", "utf-8")
+    return suite_path, responses
+
+
+def test_plugin_marker_suite_passes_above_bound(pytester: pytest.Pytester) -> None:
+    suite, responses = _suite_and_responses(pytester.path, right=4, wrong=0)
+    pytester.makepyfile(
+        f"""
+        import pytest
+
+        @pytest.mark.toolscore(suite={str(suite)!r}, model="replay/{responses.as_posix()}",
+                               min_accuracy=0.9)
+        def test_suite(toolscore_suite):
+            assert toolscore_suite.metrics.accuracy.passed == 4
+        """
+    )
+    pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+def test_plugin_marker_suite_fails_below_bound_with_failures(pytester: pytest.Pytester) -> None:
+    suite, responses = _suite_and_responses(pytester.path, right=3, wrong=1)
+    pytester.makepyfile(
+        f"""
+        import pytest
+
+        @pytest.mark.toolscore(suite={str(suite)!r}, model="replay/{responses.as_posix()}",
+                               min_accuracy=0.9)
+        def test_suite(toolscore_suite):
+            pass
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1)
+    out = result.stdout.str()
+    for line in [
+        "toolscore: accuracy 75.0% (3/4) is below min_accuracy 90.0%",
+        "Failures:",
+        "  c3: Wrong value for 'path'",
+        '    prompt:   "Read f3.md"',
+        "    expected: [{'name': 'read_file', 'arguments': {'path': 'f3.md'}}]",
+        "    actual:   [{'name': 'read_file', 'arguments': {'path': 'wrong.md'}}]",
+    ]:
+        assert line in out, line
+
+
+def test_plugin_fixture_without_marker_fails_clearly(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("def test_x(toolscore_suite):\n    pass\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        ["*toolscore_suite needs @pytest.mark.toolscore(suite=..., model=...)*"]
+    )

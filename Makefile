@@ -11,7 +11,7 @@ endif
 PY := $(BIN)/python
 STAMP := $(VENV)/.installed-dev
 
-.PHONY: run test lint typecheck pytest bench clean
+.PHONY: run test lint typecheck pytest bench clean browser bfcl-verdicts
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,9 +20,22 @@ $(STAMP): pyproject.toml
 	$(PY) -c "import pathlib; pathlib.Path('$(STAMP)').touch()"
 
 run: $(STAMP)
-	$(BIN)/toolscore score examples/score-example.json
+	$(BIN)/toolscore evaluate --suite coding-agent --responses examples/sample-responses.jsonl
 
-test: $(STAMP) lint typecheck pytest
+test: $(STAMP) browser lint typecheck pytest
+
+# The HTML report's browser test needs Debian's chromium and chromium-driver: install them
+# when missing and possible (apt-get as root or password-less sudo); never fail, the test
+# skips with a message when they are absent.
+browser:
+	-@if command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; then :; \
+	elif ! command -v apt-get >/dev/null 2>&1; then \
+	  echo "browser: no apt-get here; the HTML report's browser test will be skipped"; \
+	else SUDO=; [ "$$(id -u)" = 0 ] || SUDO="sudo -n"; \
+	  { $$SUDO apt-get update -q && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install \
+	      -y -q --no-install-recommends chromium chromium-driver; } >/dev/null 2>&1 \
+	  || echo "browser: could not install chromium; the HTML report's browser test will be skipped"; \
+	fi
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks scripts
@@ -37,6 +50,21 @@ pytest: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/run_all.py
+
+# Record bfcl-eval's own verdicts on the BFCL agreement corpus (tests/data/bfcl/). bfcl-eval
+# gets its own venv: its full dependency list is huge, its checker needs only these few.
+BFCL_VENV ?= .venv-bfcl
+ifeq ($(OS),Windows_NT)
+  BFCL_PY := $(BFCL_VENV)/Scripts/python
+else
+  BFCL_PY := $(BFCL_VENV)/bin/python
+endif
+bfcl-verdicts:
+	$(PYTHON) -m venv $(BFCL_VENV)
+	$(BFCL_PY) -m pip install --quiet --no-deps "bfcl-eval==2026.3.23"
+	$(BFCL_PY) -m pip install --quiet "tree_sitter==0.21.3" "tree-sitter-java==0.21.0" \
+	  "tree-sitter-javascript==0.21.4" tenacity "filelock==3.20.0"
+	$(BFCL_PY) scripts/bfcl_verdicts.py --out tests/data/bfcl/corpus.jsonl.gz
 
 clean:
 	$(PYTHON) -c "import shutil; [shutil.rmtree(p, ignore_errors=True) for p in ('$(VENV)', '.pytest_cache', '.mypy_cache', '.ruff_cache')]"

@@ -29,9 +29,18 @@ def test_score_calls_tpmjs_example_to_dict_has_exact_schema() -> None:
     case = CASES[0]
     out = score_calls(case["expected"], case["actual"]).to_dict()
     assert list(out) == [
-        "score", "totalExpected", "totalActual", "correctCalls", "incorrectCalls",
-        "missedCalls", "extraCalls", "summary", "precision", "recall", "f1",
-    ]  # fmt: skip
+        "score",
+        "totalExpected",
+        "totalActual",
+        "correctCalls",
+        "incorrectCalls",
+        "missedCalls",
+        "extraCalls",
+        "summary",
+        "precision",
+        "recall",
+        "f1",
+    ]
     assert out["score"] == 0.4
     assert out["precision"] == pytest.approx(1 / 3)
     assert out["recall"] == pytest.approx(1 / 2)

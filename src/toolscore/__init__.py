@@ -4,8 +4,26 @@ Everything public is importable from here; every other module is an implementati
 detail whose layout may change.
 """
 
+from toolscore._agent_check import assert_tool_calls
+from toolscore._tools import call_tool, tool_definitions
 from toolscore._version import __version__
+from toolscore.backends import (
+    Backend,
+    BackendSettings,
+    Diagnosis,
+    create_backend,
+    diagnose_backend,
+    register_backend,
+)
 from toolscore.calls import AccuracyScore, CallPair, ToolCall, score_calls
+from toolscore.compare import (
+    Comparison,
+    Delta,
+    Flip,
+    MultiComparison,
+    compare_many,
+    compare_runs,
+)
 from toolscore.errors import (
     BackendError,
     BackendHTTPError,
@@ -18,29 +36,61 @@ from toolscore.errors import (
     SuiteError,
     ToolscoreError,
 )
-from toolscore.extract import Extraction, ExtractionError
+from toolscore.extract import Extraction, ExtractionError, extract_calls
+from toolscore.interop import bfcl_categories, convert_bfcl_results, import_bfcl
+from toolscore.judge import judge
 from toolscore.match import Mismatch
+from toolscore.metrics import Breakdown, Rate, RunMetrics, compute_metrics
+from toolscore.report import describe_failure, render_report, write_report
 from toolscore.results import CaseResult, PairResult, RunResult, Status
-from toolscore.suite import Case, ChatMessage, Suite, SuiteDefaults, ToolSpec
+from toolscore.runner import RunOptions, aresume_run, arun_suite, resume_run, run_suite
+from toolscore.stats import Interval, bootstrap_mean_interval, mcnemar_exact, wilson_interval
+from toolscore.store import data_dir, list_runs, load_run_folder, resolve_run, save_run, tag_run
+from toolscore.suite import (
+    Case,
+    ChatMessage,
+    Selection,
+    Suite,
+    SuiteDefaults,
+    ToolSpec,
+    builtin_suite_names,
+    load_suite,
+    parse_suite,
+    select_cases,
+    suite_schema,
+)
 
 __all__ = [
     "AccuracyScore",
+    "Backend",
     "BackendError",
     "BackendHTTPError",
+    "BackendSettings",
     "BackendTimeout",
     "BackendUnreachable",
     "BaselineError",
+    "Breakdown",
     "CallPair",
     "Case",
     "CaseResult",
     "ChatMessage",
+    "Comparison",
     "ConfigError",
+    "Delta",
+    "Diagnosis",
     "Extraction",
     "ExtractionError",
+    "Flip",
     "InputError",
+    "Interval",
     "Mismatch",
+    "MultiComparison",
     "PairResult",
+    "Rate",
+    "RunMetrics",
+    "RunOptions",
     "RunResult",
+    "Selection",
     "Status",
     "StoreError",
     "Suite",
@@ -50,5 +100,40 @@ __all__ = [
     "ToolSpec",
     "ToolscoreError",
     "__version__",
+    "aresume_run",
+    "arun_suite",
+    "assert_tool_calls",
+    "bfcl_categories",
+    "bootstrap_mean_interval",
+    "builtin_suite_names",
+    "call_tool",
+    "compare_many",
+    "compare_runs",
+    "compute_metrics",
+    "convert_bfcl_results",
+    "create_backend",
+    "data_dir",
+    "describe_failure",
+    "diagnose_backend",
+    "extract_calls",
+    "import_bfcl",
+    "judge",
+    "list_runs",
+    "load_run_folder",
+    "load_suite",
+    "mcnemar_exact",
+    "parse_suite",
+    "register_backend",
+    "render_report",
+    "resolve_run",
+    "resume_run",
+    "run_suite",
+    "save_run",
     "score_calls",
+    "select_cases",
+    "suite_schema",
+    "tag_run",
+    "tool_definitions",
+    "wilson_interval",
+    "write_report",
 ]

@@ -53,9 +53,8 @@ class ToolCall(BaseModel):
     def _accept_aliases(cls, data: Any) -> Any:
         # Stored results hold calls in the canonical shape: let them through untouched,
         # since loading a large run validates tens of thousands of calls.
-        if type(data) is dict and len(data) == 2 and type(data.get("arguments")) is dict:
-            if type(data.get("name")) is str and data["name"].strip():
-                return data
+        if _is_canonical(data):
+            return data
         if isinstance(data, Mapping) and not isinstance(data, ToolCall):
             name, arguments = _name_and_arguments(data)
             return {"name": name, "arguments": arguments}
@@ -68,6 +67,17 @@ class ToolCall(BaseModel):
     def to_tpmjs(self) -> JsonObject:
         """Return the call as `{"tool": ..., "args": ...}` (the TPMJS scorer's shape)."""
         return {"tool": self.name, "args": self.arguments}
+
+
+def _is_canonical(data: Any) -> bool:
+    """True for `{"name": <non-blank str>, "arguments": <dict>}` and nothing else."""
+    return (
+        type(data) is dict
+        and len(data) == 2
+        and type(data.get("arguments")) is dict
+        and type(data.get("name")) is str
+        and bool(data["name"].strip())
+    )
 
 
 def _name_and_arguments(data: Mapping[str, Any]) -> tuple[str, JsonObject]:

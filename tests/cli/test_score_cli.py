@@ -102,7 +102,9 @@ def test_cli_score_bad_order_is_usage_error() -> None:
 def test_python_dash_m_runs_cli() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "toolscore", "score", str(EXAMPLE)],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 0
     assert proc.stdout.startswith("Accuracy Score: 40.0%")

@@ -8,7 +8,18 @@ import typer
 from typer.core import TyperGroup
 
 import toolscore
-from toolscore.cli import _score
+from toolscore.cli import (
+    _compare,
+    _doctor,
+    _extract,
+    _import,
+    _mcp,
+    _report,
+    _run,
+    _runs,
+    _score,
+    _suite,
+)
 
 __all__ = ["app", "main"]
 
@@ -50,7 +61,17 @@ def _root(
     """Measure how correctly a language model or an agent calls tools."""
 
 
+app.command("run")(_run.run)
+app.command("evaluate")(_run.evaluate)
+app.command("doctor")(_doctor.doctor)
 app.command("score")(_score.score)
+app.command("extract")(_extract.extract)
+app.command("mcp")(_mcp.mcp)
+app.command("report")(_report.report)
+app.add_typer(_suite.app, name="suite")
+app.add_typer(_runs.app, name="runs")
+app.command("compare")(_compare.compare)
+app.add_typer(_import.app, name="import")
 
 
 def main() -> None:

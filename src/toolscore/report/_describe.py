@@ -69,6 +69,14 @@ def _names(calls: Sequence[ToolCall]) -> str:
 
 
 def _missed(result: CaseResult) -> str:
+    if result.actual:
+        # Some calls were made: name the expected calls left without a partner.
+        missing = [
+            result.expected[p.expected_index]
+            for p in result.pairs
+            if p.verdict == "missed" and p.expected_index is not None
+        ]
+        return f"Missing call to {_names(tuple(missing) or result.expected)}"
     text = "No tool call made"
     if result.expected:
         text += f" (expected {_names(result.expected)})"

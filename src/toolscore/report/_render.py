@@ -111,6 +111,8 @@ def write_report(
         try:
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
                 handle.write(text)
+            # mkstemp makes the file private (0600); a report gets the usual permissions.
+            Path(tmp).chmod(0o666 & ~_umask())
             Path(tmp).replace(target)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
@@ -121,3 +123,10 @@ def write_report(
         ) from None
     logger.info("wrote %s report to %s", format, target)
     return target
+
+
+def _umask() -> int:
+    """The process's umask (reading it means setting it; restored at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

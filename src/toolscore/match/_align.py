@@ -6,6 +6,8 @@ is what pairing expected call `i` with actual call `j` is worth (0 = never pair 
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Sequence
 
 __all__ = ["align"]
@@ -80,30 +82,53 @@ def _align_any(credit: Sequence[Sequence[float]]) -> list[tuple[int, int]]:
 def _distinct_maxima(
     credit: Sequence[Sequence[float]], rows: Sequence[int], cols: Sequence[int]
 ) -> list[tuple[int, int]] | None:
-    """Pair each row with its best column, when those columns are all different.
+    """Give each row with credit its own column that reaches the row's maximum.
 
-    Every assignment is worth at most the sum of the row maxima, so when the best
-    columns of the rows with any credit are distinct, that sum is reached and the
-    pairing is optimal (the common case of calls that are mostly right). Otherwise
-    return None and leave the block to the solver.
+    Every assignment is worth at most the sum of the row maxima, so when each such row
+    gets a distinct column reaching its maximum, that sum is reached and the pairing is
+    optimal (the common case of calls that are mostly right, duplicates included: rows
+    with the fewest best columns choose first). Otherwise return None and leave the
+    block to the exact solvers.
     """
-    pairs: list[tuple[int, int]] = []
-    taken: set[int] = set()
+    options: list[tuple[int, list[int]]] = []
+    whole = len(cols) == len(credit[0])  # all columns: scan rows with builtins
     for i in rows:
         row = credit[i]
-        best = max(cols, key=row.__getitem__)
-        if row[best] <= 0:
-            continue
-        if best in taken:
+        top = max(row) if whole else max(row[j] for j in cols)
+        if top > 0:
+            best = [j for j, v in enumerate(row) if v == top] if whole else []
+            options.append((i, best or [j for j in cols if row[j] == top]))
+    options.sort(key=lambda option: len(option[1]))
+    taken: set[int] = set()
+    pairs: list[tuple[int, int]] = []
+    for i, best in options:
+        j = next((j for j in best if j not in taken), None)
+        if j is None:
             return None
-        taken.add(best)
-        pairs.append((i, best))
+        taken.add(j)
+        pairs.append((i, j))
     return pairs
+
+
+_ENUMERATION_LIMIT = 120
+"""Largest number of candidate assignments tried one by one; bigger blocks go to scipy."""
 
 
 def _solve_block(
     credit: Sequence[Sequence[float]], rows: list[int], cols: list[int]
 ) -> list[tuple[int, int]]:
+    small, large = (rows, cols) if len(rows) <= len(cols) else (cols, rows)
+    if math.perm(len(large), len(small)) <= _ENUMERATION_LIMIT:
+        # Exhaustive search: exact, and far cheaper than scipy's call overhead at this size.
+        def value(chosen: tuple[int, ...]) -> float:
+            pairs = zip(small, chosen, strict=True)
+            if small is rows:
+                return sum(credit[i][j] for i, j in pairs)
+            return sum(credit[i][j] for j, i in pairs)
+
+        best = max(itertools.permutations(large, len(small)), key=value)
+        matched = zip(small, best, strict=True)
+        return list(matched) if small is rows else [(i, j) for j, i in matched]
     from scipy.optimize import linear_sum_assignment  # deferred: scipy is slow to import
 
     sub = [[credit[i][j] for j in cols] for i in rows]

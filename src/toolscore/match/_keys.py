@@ -17,6 +17,7 @@ __all__ = ["deep_key"]
 # never equal a bare value. Booleans must be tagged: in Python True == 1 (and 1 == 1.0,
 # which is wanted), but a boolean never equals a number here.
 _BOOL, _ARR, _OBJ = range(3)
+_BARE = frozenset({str, int, float, type(None)})
 
 
 def deep_key(value: object) -> Hashable:
@@ -30,17 +31,17 @@ def deep_key(value: object) -> Hashable:
     """
     kind = type(value)
     # Exact-type checks first: they are several times faster than isinstance on ABCs.
-    if kind is str or kind is int or kind is float or value is None:
+    if kind in _BARE:
         return value
     if kind is dict:
-        return (
-            _OBJ,
-            frozenset([(k, deep_key(v)) for k, v in cast(dict[str, object], value).items()]),
-        )
+        items = cast(dict[str, object], value).items()
+        # Scalars stand for themselves: skipping the call for them halves the cost.
+        return (_OBJ, frozenset([(k, v if type(v) in _BARE else deep_key(v)) for k, v in items]))
     if kind is bool:
         return (_BOOL, value)
     if kind is list:
-        return (_ARR, tuple([deep_key(v) for v in cast(list[object], value)]))
+        elements = cast(list[object], value)
+        return (_ARR, tuple([v if type(v) in _BARE else deep_key(v) for v in elements]))
     return _slow_key(value)
 
 

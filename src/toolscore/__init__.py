@@ -43,7 +43,14 @@ from toolscore.match import Mismatch
 from toolscore.metrics import Breakdown, Rate, RunMetrics, compute_metrics
 from toolscore.report import describe_failure, render_report, write_report
 from toolscore.results import CaseResult, PairResult, RunResult, Status
-from toolscore.runner import RunOptions, aresume_run, arun_suite, resume_run, run_suite
+from toolscore.runner import (
+    RunOptions,
+    aresume_run,
+    arun_suite,
+    rescore_run,
+    resume_run,
+    run_suite,
+)
 from toolscore.stats import Interval, bootstrap_mean_interval, mcnemar_exact, wilson_interval
 from toolscore.store import data_dir, list_runs, load_run_folder, resolve_run, save_run, tag_run
 from toolscore.suite import (
@@ -125,6 +132,7 @@ __all__ = [
     "parse_suite",
     "register_backend",
     "render_report",
+    "rescore_run",
     "resolve_run",
     "resume_run",
     "run_suite",

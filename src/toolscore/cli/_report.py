@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
@@ -39,9 +39,30 @@ def report(
         Path | None,
         typer.Option("--db", help="History database (default TOOLSCORE_HOME/toolscore.db)."),
     ] = None,
+    profile: Annotated[
+        str | None,
+        typer.Option(help="Re-judge the stored outputs under this profile (default or bfcl)."),
+    ] = None,
+    rubric: Annotated[
+        Literal["binary", "partial", "f1"] | None,
+        typer.Option(help="Re-judge the stored outputs under this rubric."),
+    ] = None,
+    suite: Annotated[
+        str | None,
+        typer.Option(help="Suite to re-judge against (default: the built-in suite of that name)."),
+    ] = None,
 ) -> None:
-    """Render a run as a text, JSON, Markdown, HTML, JUnit XML or Prometheus report."""
+    """Render a run as a text, JSON, Markdown, HTML, JUnit XML or Prometheus report.
+
+    With --profile, --rubric or --suite the stored raw outputs are extracted and judged
+    again (the model is not called) before the report is rendered.
+    """
     result = toolscore.resolve_run(run, db=db)
+    if profile is not None or rubric is not None or suite is not None:
+        source = suite or result.suite_name
+        result = toolscore.rescore_run(
+            result, toolscore.load_suite(source), profile=profile, rubric=rubric
+        )
     comparison = None
     if baseline is not None:
         comparison = toolscore.compare_runs(

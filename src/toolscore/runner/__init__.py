@@ -3,6 +3,7 @@
 from toolscore.runner._api import aresume_run, arun_suite, resume_run, run_suite
 from toolscore.runner._options import RunOptions
 from toolscore.runner._progress import Progress, ProgressKind, make_progress
+from toolscore.runner._rescore import rescore_run
 
 __all__ = [
     "Progress",
@@ -11,6 +12,7 @@ __all__ = [
     "aresume_run",
     "arun_suite",
     "make_progress",
+    "rescore_run",
     "resume_run",
     "run_suite",
 ]

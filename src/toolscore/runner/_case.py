@@ -17,7 +17,7 @@ from toolscore.judge import judge
 from toolscore.results import CaseResult, Status
 from toolscore.suite import Case, Rubric, Suite, ToolSpec
 
-__all__ = ["CaseOutcome", "CaseRunner"]
+__all__ = ["CaseOutcome", "CaseRunner", "judge_output"]
 
 logger = logging.getLogger("toolscore.runner")
 
@@ -111,18 +111,14 @@ class CaseRunner:
         self, case: Case, raw: JsonValue, *, names: NameMap, tools: Sequence[ToolSpec]
     ) -> CaseResult:
         """Extract the calls from the raw output, rename them to the suite's names, judge."""
-        # BFCL's checker reads a call of any name, so its profile must see every call;
-        # the default profile lets the offered tools reject look-alike JSON in prose.
-        offered = None if self.profile == "bfcl" else tools
-        extraction = extract_calls(extractable(raw), tools=offered)
-        extraction = _renamed(extraction, names)
-        return judge(
+        return judge_output(
+            self.suite,
             case,
-            extraction,
-            tools=self.suite.tools_for(case),
+            raw,
+            names=names,
+            offered=tools,
             rubric=self.rubric,
             profile=self.profile,
-            defaults=self.suite.defaults,
         )
 
     def failed(
@@ -149,6 +145,34 @@ class CaseRunner:
             repeat=repeat,
             latency_ms=(time.perf_counter() - started) * 1000.0,
         )
+
+
+def judge_output(
+    suite: Suite,
+    case: Case,
+    raw: JsonValue,
+    *,
+    names: NameMap,
+    offered: Sequence[ToolSpec],
+    rubric: Rubric | None,
+    profile: str,
+) -> CaseResult:
+    """Extract the calls from a raw output, rename them to the suite's names, and judge.
+
+    `offered` are the tools as the model saw them (possibly renamed for the server).
+    """
+    # BFCL's checker reads a call of any name, so its profile must see every call;
+    # the default profile lets the offered tools reject look-alike JSON in prose.
+    extraction = extract_calls(extractable(raw), tools=None if profile == "bfcl" else offered)
+    extraction = _renamed(extraction, names)
+    return judge(
+        case,
+        extraction,
+        tools=suite.tools_for(case),
+        rubric=rubric,
+        profile=profile,
+        defaults=suite.defaults,
+    )
 
 
 def _renamed(extraction: Extraction, names: NameMap) -> Extraction:

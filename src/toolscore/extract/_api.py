@@ -74,6 +74,10 @@ def _core(marker: str) -> str:
     return max(_WORD.findall(marker), key=len, default=marker)
 
 
+_SHORT_OUTPUT = 4096
+"""Outputs up to this many characters are searched for markers directly."""
+
+
 class _Markers:
     """Which markers occur in one text, each searched for at most once.
 
@@ -81,13 +85,18 @@ class _Markers:
     milliseconds; a marker whose first character is absent is known absent for free.
     """
 
-    __slots__ = ("_seen", "_text")
+    __slots__ = ("_seen", "_short", "_text")
 
     def __init__(self, text: str) -> None:
         self._text = text
         self._seen: dict[str, bool] = {}
+        # On a short output a plain substring search is cheaper than the bookkeeping.
+        self._short = len(text) <= _SHORT_OUTPUT
 
     def any_of(self, markers: tuple[str, ...]) -> bool:
+        if self._short:
+            text = self._text
+            return any(marker in text for marker in markers)
         return any(self._has(marker) for marker in markers)
 
     def _has(self, marker: str) -> bool:

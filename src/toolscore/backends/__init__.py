@@ -9,6 +9,7 @@ from toolscore.backends._registry import (
     providers,
     register_backend,
 )
+from toolscore.backends._replay import ReplayRecord
 from toolscore.backends._types import (
     Backend,
     BackendSettings,
@@ -30,6 +31,7 @@ __all__ = [
     "Diagnosis",
     "Mode",
     "NameMap",
+    "ReplayRecord",
     "RetryPolicy",
     "ServerInfo",
     "adiagnose_backend",

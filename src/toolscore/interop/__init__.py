@@ -2,12 +2,11 @@
 
 from toolscore.interop._bfcl_data import OUT_OF_SCOPE, BfclCategory
 from toolscore.interop._bfcl_import import bfcl_categories, import_bfcl
-from toolscore.interop._bfcl_results import ResponseLine, convert_bfcl_results
+from toolscore.interop._bfcl_results import convert_bfcl_results
 
 __all__ = [
     "OUT_OF_SCOPE",
     "BfclCategory",
-    "ResponseLine",
     "bfcl_categories",
     "convert_bfcl_results",
     "import_bfcl",

@@ -12,32 +12,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
-
 from toolscore._json import JsonObject, JsonValue
+from toolscore.backends import ReplayRecord
 from toolscore.errors import InputError
 
-__all__ = ["ResponseLine", "convert_bfcl_results", "convert_result"]
+__all__ = ["convert_bfcl_results", "convert_result"]
 
 _MAX_BYTES = 512 * 1024 * 1024
 
 
-class ResponseLine(BaseModel):
-    """One line of a toolscore responses file."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    case_id: str
-    """The case answered (BFCL's entry id)."""
-    output: str | None = None
-    """The raw text of a prompting-style answer."""
-    message: JsonObject | None = None
-    """The assistant message of a function-calling answer."""
-    latency_ms: float | None = None
-    """BFCL's recorded latency."""
-
-
-def convert_result(case_id: str, result: JsonValue, latency: JsonValue = None) -> ResponseLine:
+def convert_result(case_id: str, result: JsonValue, latency: JsonValue = None) -> ReplayRecord:
     """Convert one BFCL result into a response line.
 
     Raises:
@@ -45,13 +29,13 @@ def convert_result(case_id: str, result: JsonValue, latency: JsonValue = None) -
     """
     latency_ms = float(latency) * 1000 if isinstance(latency, int | float) else None
     if isinstance(result, str):
-        return ResponseLine(case_id=case_id, output=result, latency_ms=latency_ms)
+        return ReplayRecord(case_id=case_id, output=result, latency_ms=latency_ms)
     if isinstance(result, list):
         calls = [_tool_call(i, item) for i, item in enumerate(result)]
         message: JsonObject = {"role": "assistant", "content": None if calls else ""}
         if calls:
             message["tool_calls"] = list(calls)
-        return ResponseLine(case_id=case_id, message=message, latency_ms=latency_ms)
+        return ReplayRecord(case_id=case_id, message=message, latency_ms=latency_ms)
     raise ValueError(f"unsupported result of type {type(result).__name__}")
 
 
@@ -72,7 +56,7 @@ def _tool_call(index: int, item: JsonValue) -> JsonValue:
     }
 
 
-def convert_bfcl_results(path: str | Path) -> list[ResponseLine]:
+def convert_bfcl_results(path: str | Path) -> list[ReplayRecord]:
     """Read a BFCL result file (JSON Lines) and convert every entry.
 
     Args:
@@ -94,7 +78,7 @@ def convert_bfcl_results(path: str | Path) -> list[ResponseLine]:
         raise InputError(f"cannot read: {exc.strerror or exc}", path=str(source)) from None
     except UnicodeDecodeError as exc:
         raise InputError(f"not UTF-8 text (byte {exc.start})", path=str(source)) from None
-    out: list[ResponseLine] = []
+    out: list[ReplayRecord] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue

@@ -87,7 +87,7 @@ def _name_and_arguments(data: Mapping[str, Any]) -> tuple[str, JsonObject]:
         ValueError: the mapping has no usable name, or arguments that are not an object.
     """
     function = data.get("function")
-    if isinstance(function, Mapping):
+    if function is not None and isinstance(function, Mapping):
         data = function
     name: Any = data["name"] if "name" in data else data.get("tool")
     if name is None and isinstance(function, str):
@@ -165,10 +165,11 @@ def as_call(value: object, *, where: str = "call") -> ToolCall:
         >>> as_call({"tool": "search", "args": {"q": "x"}}).to_dict()
         {'name': 'search', 'arguments': {'q': 'x'}}
     """
-    if isinstance(value, ToolCall):
-        return value
-    if type(value) is not dict and not isinstance(value, Mapping):
-        raise InputError(f"{where}: a call must be an object, got {_kind(value)}")
+    if type(value) is not dict:  # the common case first: a plain dict
+        if isinstance(value, ToolCall):
+            return value
+        if not isinstance(value, Mapping):
+            raise InputError(f"{where}: a call must be an object, got {_kind(value)}")
     try:
         name, arguments = _name_and_arguments(value)
     except ValueError as exc:

@@ -16,13 +16,15 @@ from typing import Any
 
 from toolscore.extract import extract_calls
 from toolscore.interop._bfcl_data import BfclCategory, BfclEntry
-from toolscore.interop._bfcl_import import ToolTable, entry_to_case
+from toolscore.interop._bfcl_import import entry_to_case
 from toolscore.interop._bfcl_results import convert_result
 from toolscore.judge import judge
 from toolscore.results import CaseResult
-from toolscore.suite import Case, ToolSpec
+from toolscore.suite import Case, Suite, ToolSpec
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "bfcl" / "corpus.jsonl.gz"
+# A case of an imported BFCL suite offers its own tool definitions, whatever the suite.
+_SUITE = Suite(name="bfcl-corpus")
 
 
 @dataclass(frozen=True)
@@ -58,8 +60,7 @@ def load_corpus(path: Path = CORPUS) -> list[Group]:
                 if record["possible_answer"] is None
                 else tuple(record["possible_answer"]),
             )
-            table = ToolTable()
-            case = entry_to_case(entry, category, tools=table)
+            case = entry_to_case(entry, category)
             items = tuple(
                 Item(
                     group_id=record["id"],
@@ -73,7 +74,7 @@ def load_corpus(path: Path = CORPUS) -> list[Group]:
                 )
                 for o in record["outputs"]
             )
-            groups.append(Group(case=case, tools=table.specs(), items=items))
+            groups.append(Group(case=case, tools=_SUITE.tools_for(case), items=items))
     return groups
 
 

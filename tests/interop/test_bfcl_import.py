@@ -11,6 +11,8 @@ import pytest
 
 import toolscore
 from toolscore.errors import ConfigError, InputError
+from toolscore.interop._bfcl_data import BfclCategory, BfclEntry
+from toolscore.interop._bfcl_import import entry_to_case
 from toolscore.match._bfcl_codec import decode_answer, encode_answer, schema_from_bfcl
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "bfcl" / "fixture"
@@ -50,20 +52,22 @@ def test_import_bfcl_answer_becomes_matchers() -> None:
 
 def test_import_bfcl_types_become_json_schema() -> None:
     suite = toolscore.import_bfcl(["simple_python", "simple_java"], data_dir=FIXTURE)
-    props = suite.tools[0].parameters["properties"]
+    (triangle,) = suite.tools_for(_case(suite, "simple_python_0"))
+    props = triangle.parameters["properties"]
     assert isinstance(props, dict)
     assert props["height"] == {
         "description": "Height. This is a float type value.",
         "type": "number",
         "format": "float",
     }
-    square = next(t for t in suite.tools if t.name == "calc.area__2").parameters
+    (square_tool,) = suite.tools_for(_case(suite, "simple_python_1"))
+    square = square_tool.parameters
     sq = square["properties"]
     assert isinstance(sq, dict)
     assert sq["dims"]["type"] == "array" and sq["dims"]["x-bfcl-type"] == "tuple"
     assert sq["anything"]["type"] == "string" and sq["anything"]["x-bfcl-type"] == "any"
     assert sq["meta"]["type"] == "object"
-    java = next(t for t in suite.tools if t.name == "Util.run")
+    java = next(t for c in suite.cases for t in c.tool_definitions if t.name == "Util.run")
     assert "Java 8 SDK" in java.description
     jp = java.parameters["properties"]
     assert isinstance(jp, dict)
@@ -76,22 +80,37 @@ def test_import_bfcl_types_become_json_schema() -> None:
     }
 
 
-def test_import_bfcl_renames_a_second_doc_of_the_same_name() -> None:
+def test_import_bfcl_docs_of_one_name_stay_with_their_case_under_bfcl_name() -> None:
     suite = toolscore.import_bfcl(["simple_python"], data_dir=FIXTURE)
-    names = [t.name for t in suite.tools]
-    assert names == ["calc.area", "calc.area__2"]
-    renamed = suite.tools[1]
-    assert renamed.parameters["x-bfcl-name"] == "calc.area"
-    case = _case(suite, "simple_python_1")
-    assert case.tools == ("calc.area__2",)
-    # A BFCL result calls the BFCL name; the bfcl profile maps it to the renamed tool.
-    result = toolscore.judge(
-        case,
-        [{"name": "calc.area", "arguments": {"side": 3}}],
-        tools=suite.tools_for(case),
-        profile="bfcl",
-    )
-    assert result.status.value == "correct"
+    assert suite.tools == ()
+    triangle, square = (_case(suite, i) for i in ("simple_python_0", "simple_python_1"))
+    assert triangle.tools == () and square.tools == ()
+    (first,) = suite.tools_for(triangle)
+    (second,) = suite.tools_for(square)
+    # Two different docs, one BFCL name: each case offers its own, and nothing is renamed.
+    assert first.name == second.name == "calc.area"
+    assert first.description.startswith("Area of a triangle.")
+    assert second.description.startswith("Area of a square.")
+    assert [c.name for c in square.expected] == ["calc.area"]
+    call = [{"name": "calc.area", "arguments": {"side": 3}}]
+    for profile in ("default", "bfcl"):
+        result = toolscore.judge(square, call, tools=suite.tools_for(square), profile=profile)
+        assert result.status.value == "correct", profile
+    # The triangle's doc has no `side`: the other case's doc is not offered here.
+    result = toolscore.judge(triangle, call, tools=suite.tools_for(triangle), profile="bfcl")
+    assert result.status.value != "correct"
+
+
+def test_import_bfcl_entry_with_two_different_docs_of_one_name_is_an_error() -> None:
+    doc = {"name": "f", "description": "F.", "parameters": {"type": "dict", "properties": {}}}
+    other = {**doc, "description": "Another F."}
+    entry = BfclEntry("e", [[{"role": "user", "content": "?"}]], (doc, doc), None)
+    assert [t.name for t in entry_to_case(entry, BfclCategory.IRRELEVANCE).tool_definitions] == [
+        "f"
+    ]
+    twice = BfclEntry("e", [[{"role": "user", "content": "?"}]], (doc, other), None)
+    with pytest.raises(InputError, match="two different function docs named 'f'"):
+        entry_to_case(twice, BfclCategory.IRRELEVANCE)
 
 
 def test_import_bfcl_irrelevance_and_relevance_expectations() -> None:

@@ -85,10 +85,11 @@ def test_cli_bfcl_import_then_evaluate_with_bfcl_profile(tmp_path: Path) -> None
     args = ["import", "bfcl", "-c", "simple_python", "-c", "parallel", "-c", "irrelevance"]
     imported = runner.invoke(app, [*args, "--data-dir", str(FIXTURE), "-o", str(suite_path)])
     assert imported.exit_code == 0, imported.output
+    assert "4 cases, 4 function docs" in imported.output
     rows = [
         # BFCL's checker: passes (int given for a float).
         {"id": "simple_python_0", "result": "[calc.area(base=10, height=5)]"},
-        # A renamed doc, answered with its BFCL name, function-calling style: passes.
+        # calc.area again, another entry's doc of that name, function-calling style: passes.
         {"id": "simple_python_1", "result": [{"calc_area": '{"side": 3}'}]},
         # Greedy pairing is not triggered here; any order passes.
         {"id": "parallel_0", "result": "[get_weather(city='london'), get_weather(city='Paris')]"},
@@ -120,4 +121,34 @@ def test_cli_bfcl_import_then_evaluate_with_bfcl_profile(tmp_path: Path) -> None
         "simple_python_1": "correct",
         "parallel_0": "correct",
         "irrelevance_0": "correct",
+    }
+
+
+def test_cli_bfcl_import_evaluate_default_profile_offers_each_case_its_docs(
+    tmp_path: Path,
+) -> None:
+    suite_path, responses = tmp_path / "s.json", tmp_path / "r.jsonl"
+    runner = CliRunner()
+    args = ["import", "bfcl", "-c", "simple_python", "--data-dir", str(FIXTURE)]
+    assert runner.invoke(app, [*args, "-o", str(suite_path)]).exit_code == 0
+    # Both entries call BFCL's name calc.area, each with the arguments of its own doc;
+    # the default profile extracts only calls of the tools the case offers.
+    outputs = {
+        "simple_python_0": "[calc.area(base=10, height=5.0)]",
+        "simple_python_1": "[calc.area(side=3)]",
+    }
+    responses.write_text(
+        "".join(json.dumps({"case_id": k, "output": v}) + "\n" for k, v in outputs.items()),
+        encoding="utf-8",
+    )
+    run = runner.invoke(
+        app, ["evaluate", "--suite", str(suite_path), "--responses", str(responses), "-q"]
+    )
+    assert run.exit_code == 0, run.output
+    (summary,) = toolscore.list_runs(limit=1)
+    stored = toolscore.load_run_folder(summary.run_id)
+    assert stored.profile == "default"
+    assert {r.case_id: r.status.value for r in stored.results} == {
+        "simple_python_0": "correct",
+        "simple_python_1": "correct",
     }

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from toolscore.interop._bfcl_data import BfclCategory, BfclEntry
-from toolscore.interop._bfcl_import import ToolTable, entry_to_case
+from toolscore.interop._bfcl_import import entry_to_case
 from toolscore.judge import judge
 
 RULES = Path(__file__).resolve().parents[1] / "data" / "bfcl" / "rules.json"
@@ -29,9 +29,8 @@ def test_bfcl_profile_rule_matches_bfcl_verdict(row: dict[str, Any]) -> None:
         functions=tuple(row["functions"]),
         answer=None if row["answer"] is None else tuple(row["answer"]),
     )
-    table = ToolTable()
-    case = entry_to_case(entry, BfclCategory(row["category"]), tools=table)
-    result = judge(case, row["output"], tools=table.specs(), profile="bfcl")
+    case = entry_to_case(entry, BfclCategory(row["category"]))
+    result = judge(case, row["output"], tools=case.tool_definitions, profile="bfcl")
     assert (result.status.value == "correct") is row["valid"], result.details
     assert result.score == (1.0 if row["valid"] else 0.0)
 
@@ -41,9 +40,8 @@ def test_bfcl_profile_failure_names_bfcl_error_type() -> None:
     entry = BfclEntry(
         "r", [[{"role": "user", "content": "?"}]], tuple(row["functions"]), tuple(row["answer"])
     )
-    table = ToolTable()
-    case = entry_to_case(entry, BfclCategory.SIMPLE_PYTHON, tools=table)
-    result = judge(case, row["output"], tools=table.specs(), profile="bfcl")
+    case = entry_to_case(entry, BfclCategory.SIMPLE_PYTHON)
+    result = judge(case, row["output"], tools=case.tool_definitions, profile="bfcl")
     assert result.status.value == "wrong_args"
     assert result.details[0].path == "$.height"
     assert result.details[0].reason == "missing"
@@ -64,6 +62,7 @@ def test_bfcl_profile_parse_error_fails_but_passes_irrelevance() -> None:
         entry = BfclEntry(
             "r", [[{"role": "user", "content": "?"}]], tuple(row["functions"]), answer
         )
-        table = ToolTable()
-        case = entry_to_case(entry, BfclCategory(row["category"]), tools=table)
-        assert judge(case, broken, tools=table.specs(), profile="bfcl").status.value == status
+        case = entry_to_case(entry, BfclCategory(row["category"]))
+        assert (
+            judge(case, broken, tools=case.tool_definitions, profile="bfcl").status.value == status
+        )

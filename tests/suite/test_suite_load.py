@@ -34,6 +34,9 @@ def test_load_suite_full_file_builds_every_field() -> None:
     assert [t.name for t in suite.tools_for(by_id["F-3"])] == ["now"]
     assert not by_id["F-4"].expects_no_call and by_id["F-4"].any_call
     assert by_id["F-6"].expected == () and suite.tools_for(by_id["F-6"]) == ()
+    own = by_id["F-8"].tool_definitions
+    assert [t.name for t in own] == ["read_file", "clock"]
+    assert suite.tools_for(by_id["F-8"]) == (own[0], suite.tools[2], own[1])
 
 
 def test_load_suite_string_path_same_as_path_object() -> None:

@@ -56,6 +56,7 @@ def test_validation_table_covers_every_check() -> None:
         "does not offer",
         "duplicate tool",
         "not a valid JSON Schema",
+        "$.cases[0].tool_definitions[",
         "cannot be expected absent",
         "is a required property",
         "unknown key(s)",

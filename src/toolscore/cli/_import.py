@@ -60,7 +60,8 @@ def bfcl(
         raise InputError("give --out SUITE.json for the imported suite")
     suite = toolscore.import_bfcl(category, data_dir=data_dir)
     _write(out, suite.model_dump_json(exclude_none=True, indent=1))
-    typer.echo(f"{out}: suite {suite.name!r}, {len(suite.cases)} cases, {len(suite.tools)} tools")
+    docs = sum(len(c.tool_definitions) for c in suite.cases)
+    typer.echo(f"{out}: suite {suite.name!r}, {len(suite.cases)} cases, {docs} function docs")
 
 
 @app.command("bfcl-results")

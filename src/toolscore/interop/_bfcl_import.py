@@ -1,17 +1,14 @@
 """BFCL v4 single-turn entries -> a toolscore suite.
 
-Each BFCL entry becomes one case with BFCL's id. Its function docs become tools (BFCL
-types mapped to JSON Schema, see `toolscore.match._bfcl_codec`); its possible answer
-becomes the expected calls (`$any_of` for several acceptable values, `$absent` for
-BFCL's `""`); irrelevance entries expect no call; live_relevance entries pass with any
-call (`any_call`). Dotted names (`uber.ride`) are kept: the runner sends them as
-`uber_ride` to servers that forbid dots and renames the answers back, and the `bfcl`
-profile accepts both spellings.
-
-A suite holds each tool name once, but BFCL gives different docs the same name in
-different entries (most `live_*` entries). Later variants are named `<name>__2`,
-`<name>__3`, ... and keep their BFCL name under `x-bfcl-name`, so that the `bfcl`
-profile still accepts a call of the BFCL name (e.g. from a BFCL result file).
+Each BFCL entry becomes one case with BFCL's id. Its function docs become the case's own
+`tool_definitions` (BFCL types mapped to JSON Schema, see `toolscore.match._bfcl_codec`),
+under BFCL's names, and the case offers no suite-level tool: BFCL gives different docs
+the same name in different entries, and each case shows the model exactly its entry's
+docs. The possible answer becomes the expected calls (`$any_of` for several acceptable
+values, `$absent` for BFCL's `""`); irrelevance entries expect no call; live_relevance
+entries pass with any call (`any_call`). Dotted names (`uber.ride`) are kept: the
+runner sends them as `uber_ride` to servers that forbid dots and renames the answers
+back, and the `bfcl` profile accepts both spellings.
 """
 
 from __future__ import annotations
@@ -30,8 +27,6 @@ from toolscore.match._bfcl_codec import encode_answer, schema_from_bfcl
 from toolscore.suite import Case, ChatMessage, Suite, ToolSpec
 
 __all__ = [
-    "BFCL_NAME_KEY",
-    "ToolTable",
     "bfcl_categories",
     "entry_to_case",
     "import_bfcl",
@@ -39,9 +34,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
-
-BFCL_NAME_KEY = "x-bfcl-name"
-"""Key, in a renamed tool's parameters schema, of the function's name in BFCL."""
 
 _HINTS: dict[str, str] = {
     "python": " Note that the provided function is in Python 3 syntax.",
@@ -95,17 +87,8 @@ def import_bfcl(
 
 
 def _build(data: BfclData, categories: Sequence[BfclCategory], *, name: str | None) -> Suite:
-    tools = ToolTable()
-    cases: list[Case] = []
-    for category in categories:
-        for entry in data.entries(category):
-            cases.append(entry_to_case(entry, category, tools=tools))
-    if tools.renamed:
-        logger.warning(
-            "%d BFCL function docs share a name with a different doc; renamed <name>__N "
-            "(the bfcl profile still accepts the BFCL name)",
-            tools.renamed,
-        )
+    cases = [entry_to_case(e, category) for category in categories for e in data.entries(category)]
+    logger.debug("imported %d BFCL entries from %s", len(cases), data.location)
     joined = "+".join(c.value for c in categories)
     return Suite(
         name=name or f"bfcl-{joined}",
@@ -113,39 +96,8 @@ def _build(data: BfclData, categories: Sequence[BfclCategory], *, name: str | No
         description=f"BFCL v4 {', '.join(c.value for c in categories)}, imported from "
         f"{Path(data.location).name}",
         categories=tuple(c.value for c in categories),
-        tools=tools.specs(),
         cases=tuple(cases),
     )
-
-
-class ToolTable:
-    """The suite's tools: one per distinct doc, names unique (`name__2` for variants)."""
-
-    def __init__(self) -> None:
-        self._by_doc: dict[str, str] = {}
-        self._specs: dict[str, ToolSpec] = {}
-        self.renamed = 0
-
-    def add(self, spec: ToolSpec) -> str:
-        canonical = json.dumps(spec.model_dump(mode="json"), sort_keys=True)
-        known = self._by_doc.get(canonical)
-        if known is not None:
-            return known
-        name = spec.name
-        if name in self._specs:
-            k = 2
-            while f"{spec.name}__{k}" in self._specs:
-                k += 1
-            name = f"{spec.name}__{k}"
-            parameters = {**spec.parameters, BFCL_NAME_KEY: spec.name}
-            spec = spec.model_copy(update={"name": name, "parameters": parameters})
-            self.renamed += 1
-        self._by_doc[canonical] = name
-        self._specs[name] = spec
-        return name
-
-    def specs(self) -> tuple[ToolSpec, ...]:
-        return tuple(self._specs.values())
 
 
 def tool_from_bfcl(function: Mapping[str, JsonValue], language: Language) -> ToolSpec:
@@ -164,50 +116,43 @@ def tool_from_bfcl(function: Mapping[str, JsonValue], language: Language) -> Too
     return ToolSpec(name=name, description=text, parameters=schema)
 
 
-def entry_to_case(
-    entry: BfclEntry, category: BfclCategory, *, tools: ToolTable | None = None
-) -> Case:
-    """One BFCL entry as a case (its tools added to `tools`).
+def entry_to_case(entry: BfclEntry, category: BfclCategory) -> Case:
+    """One BFCL entry as a case offering exactly the entry's function docs.
 
     Raises:
         InputError: the entry is multi-turn or malformed.
     """
-    table = tools if tools is not None else ToolTable()
     language: Language = "python"
     if category.language == "java":
         language = "java"
     elif category.language == "javascript":
         language = "javascript"
-    names: dict[str, str] = {}
     specs: dict[str, ToolSpec] = {}
     for function in entry.functions:
         spec = tool_from_bfcl(function, language)
-        names[spec.name] = table.add(spec)
-        specs[spec.name] = spec
-    expected: list[JsonObject] = []
-    for call in entry.answer or ():
-        expected.append(_expected_call(entry.id, call, names, specs))
+        if specs.setdefault(spec.name, spec) != spec:
+            raise InputError(f"entry {entry.id}: two different function docs named {spec.name!r}")
+    expected = [_expected_call(entry.id, call, specs) for call in entry.answer or ()]
     return Case(
         id=entry.id,
         category=category.value,
         tags=("bfcl", f"language:{language}"),
         prompt=_prompt(entry),
-        tools=tuple(dict.fromkeys(names.values())),
+        tools=(),
+        tool_definitions=tuple(specs.values()),
         expected=expected,
         any_call=category is BfclCategory.LIVE_RELEVANCE,
     )
 
 
-def _expected_call(
-    entry_id: str, call: JsonObject, names: Mapping[str, str], specs: Mapping[str, ToolSpec]
-) -> JsonObject:
+def _expected_call(entry_id: str, call: JsonObject, specs: Mapping[str, ToolSpec]) -> JsonObject:
     if len(call) != 1:
         raise InputError(f"entry {entry_id}: a possible-answer call must have one name")
     ((bfcl_name, answer),) = call.items()
     spec = specs.get(bfcl_name)
     if spec is None or not isinstance(answer, dict):
         raise InputError(f"entry {entry_id}: answer calls {bfcl_name!r}, which has no doc")
-    return {"name": names[bfcl_name], "arguments": encode_answer(answer, spec.parameters)}
+    return {"name": bfcl_name, "arguments": encode_answer(answer, spec.parameters)}
 
 
 def _prompt(entry: BfclEntry) -> str | tuple[ChatMessage, ...]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import partial
 from typing import Generic, TypeVar
 
@@ -38,7 +37,6 @@ __all__ = ["judge_bfcl", "language_of"]
 
 _K = TypeVar("_K")
 _V = TypeVar("_V")
-_NAME_KEY = "x-bfcl-name"
 _LANGUAGE_TAGS: dict[str, Language] = {
     "language:java": "java",
     "language:javascript": "javascript",
@@ -134,27 +132,15 @@ def _decide(
         return Status.PARSE_ERROR, Verdict(False, "ast_decoder:decoder_failed", "Invalid syntax.")
     language = language_of(case)
     functions = [_FUNCTIONS.get(t, dict).get(language) or _function(t, language) for t in tools]
-    aliases = {alias: f.name for f in functions for alias in f.aliases}
-    actual = [BfclCall(aliases.get(c.name, c.name), c.arguments) for c in decoded]
-    verdict = _check(case, [f.doc for f in functions], actual, language)
+    actual = [BfclCall(c.name, c.arguments) for c in decoded]
+    verdict = _check(case, functions, actual, language)
     return _status(verdict, len(case.expected), len(decoded)), verdict
 
 
-@dataclass(frozen=True, slots=True)
-class _Tool:
-    name: str
-    doc: BfclFunction
-    aliases: tuple[str, ...]
-    """Other names a call of this tool may use: its BFCL name, in both spellings."""
-
-
-def _function(tool: ToolSpec, language: Language) -> _Tool:
-    original = tool.parameters.get(_NAME_KEY)
-    aliases = (original, original.replace(".", "_")) if isinstance(original, str) else ()
+def _function(tool: ToolSpec, language: Language) -> BfclFunction:
     doc = function_from_schema(tool.name, tool.parameters, language)
-    found = _Tool(tool.name, doc, aliases)
-    _FUNCTIONS.get(tool, dict)[language] = found
-    return found
+    _FUNCTIONS.get(tool, dict)[language] = doc
+    return doc
 
 
 def _answer(call: ToolCall) -> BfclCall:
@@ -184,7 +170,7 @@ class _Memo(Generic[_K, _V]):
         return value
 
 
-_FUNCTIONS: _Memo[ToolSpec, dict[Language, _Tool]] = _Memo(4096)
+_FUNCTIONS: _Memo[ToolSpec, dict[Language, BfclFunction]] = _Memo(4096)
 _ANSWERS: _Memo[ToolCall, BfclCall] = _Memo(8192)
 
 

@@ -91,45 +91,69 @@ def _items(data: JsonObject, key: str) -> Iterator[tuple[int, JsonObject]]:
                 yield i, value
 
 
-def _flat_tool(raw: JsonObject) -> tuple[str, JsonObject, str] | None:
-    """A tool's name, its canonical flat form and the JSON path suffix of its parameters."""
+def _flat_tool(raw: JsonObject) -> tuple[str, JsonObject, JsonObject, str] | None:
+    """A tool's name, canonical flat form, parameters and JSON path suffix of those."""
     function = raw.get("function")
     flat, prefix = (function, ".function") if isinstance(function, dict) else (raw, "")
     name = flat.get("name")
     if not isinstance(name, str):
         return None
     params = flat.get("parameters")
+    if not isinstance(params, dict):
+        params = {"type": "object", "properties": {}}
     canonical: JsonObject = {
         "name": name,
         "description": flat.get("description", ""),
-        "parameters": params if isinstance(params, dict) else {"type": "object", "properties": {}},
+        "parameters": params,
     }
-    return name, canonical, f"{prefix}.parameters"
+    return name, canonical, params, f"{prefix}.parameters"
+
+
+def _tool_def(
+    chk: _Checker, where: tuple[str, str, str | None], raw: JsonObject
+) -> tuple[str, _ToolDef] | None:
+    """A tool definition's name and checked definition (its schema problems reported)."""
+    file, path, case_id = where
+    found = _flat_tool(raw)
+    if found is None:
+        return None
+    name, flat, params, params_at = found
+    key = json.dumps(params, sort_keys=True)
+    error = _schema_error(key)
+    if error is not None:
+        message = f"tool '{name}': not a valid JSON Schema: {error[1]}"
+        chk.add(file, path + params_at + error[0], message, case_id=case_id)
+    canonical = json.dumps(flat, sort_keys=True)
+    return name, _ToolDef(file, path, canonical, params, key)
+
+
+@lru_cache(maxsize=1024)
+def _schema_error(parameters_json: str) -> tuple[str, str] | None:
+    """Where (a JSON path suffix) and why parameters are not a valid JSON Schema.
+
+    Cached: checking costs milliseconds, and case after case may define the same tool.
+    """
+    schema = json.loads(parameters_json)
+    try:
+        validator_for(schema, default=Draft202012Validator).check_schema(schema)
+    except SchemaError as exc:
+        return exc.json_path[1:], exc.message
+    return None
 
 
 def _check_tools(chk: _Checker, src: SourceFile) -> None:
     for i, raw in _items(src.data, "tools"):
-        found = _flat_tool(raw)
+        path = f"$.tools[{i}]"
+        found = _tool_def(chk, (src.name, path, None), raw)
         if found is None:
             continue
-        name, flat, params_at = found
-        path = f"$.tools[{i}]"
-        params = flat["parameters"]
-        if not isinstance(params, dict):  # pragma: no cover - _flat_tool always sets a dict
-            continue
-        try:
-            validator_for(params, default=Draft202012Validator).check_schema(params)
-        except SchemaError as exc:
-            at = path + params_at + exc.json_path[1:]
-            chk.add(src.name, at, f"tool '{name}': not a valid JSON Schema: {exc.message}")
-        canonical = json.dumps(flat, sort_keys=True)
+        name, definition = found
         first = chk.tools.get(name)
         if first is None:
-            key = json.dumps(params, sort_keys=True)
-            chk.tools[name] = _ToolDef(src.name, path, canonical, params, key)
+            chk.tools[name] = definition
         elif first.file == src.name:
             chk.add(src.name, path, f"duplicate tool '{name}' (first defined at {first.path})")
-        elif first.canonical != canonical:
+        elif first.canonical != definition.canonical:
             chk.add(
                 src.name,
                 path,
@@ -137,15 +161,30 @@ def _check_tools(chk: _Checker, src: SourceFile) -> None:
             )
 
 
+def _case_tools(
+    chk: _Checker, src: SourceFile, case: JsonObject, *, path: str, case_id: str | None
+) -> dict[str, _ToolDef]:
+    """A case's own tool definitions by name (checked like the suite's tools)."""
+    own: dict[str, _ToolDef] = {}
+    for i, raw in _items(case, "tool_definitions"):
+        at = f"{path}.tool_definitions[{i}]"
+        found = _tool_def(chk, (src.name, at, case_id), raw)
+        if found is None:
+            continue
+        name, definition = found
+        first = own.setdefault(name, definition)
+        if first is not definition:
+            message = f"duplicate tool '{name}' (first defined at {first.path})"
+            chk.add(src.name, at, message, case_id=case_id)
+    return own
+
+
 @lru_cache(maxsize=256)
 def _arguments_validator(parameters_json: str) -> Validator | None:
-    schema = json.loads(parameters_json)
-    cls = validator_for(schema, default=Draft202012Validator)
-    try:
-        cls.check_schema(schema)
-    except SchemaError:
+    if _schema_error(parameters_json) is not None:
         return None  # reported once with the tool
-    return cls(schema)
+    schema = json.loads(parameters_json)
+    return validator_for(schema, default=Draft202012Validator)(schema)
 
 
 @lru_cache(maxsize=256)
@@ -191,13 +230,17 @@ def _argument_path(base: str, error: ValidationError) -> str:
 
 
 def _check_arguments(
-    chk: _Checker, where: tuple[str, str, str | None], tool: str, *, arguments: JsonObject
+    chk: _Checker,
+    where: tuple[str, str, str | None],
+    tool: str,
+    *,
+    definition: _ToolDef,
+    arguments: JsonObject,
 ) -> None:
     file, path, case_id = where
     for problem in matcher_problems(arguments, path):
         at, sep, message = problem.partition(": ")
         chk.add(file, at if sep else path, message if sep else problem, case_id=case_id)
-    definition = chk.tools[tool]
     required = definition.parameters.get("required")
     for key, value in arguments.items():
         if value == {"$absent": True} and isinstance(required, list) and key in required:
@@ -239,12 +282,16 @@ def _calls(value: JsonValue) -> list[tuple[str, JsonValue]]:
     return []
 
 
+@dataclass(frozen=True, slots=True)
+class _Offer:
+    """What a case offers: the suite tools it names (None: all) and its own tools."""
+
+    names: list[str] | None
+    own: dict[str, _ToolDef]
+
+
 def _check_call(
-    chk: _Checker,
-    where: tuple[str, str, str | None],
-    call: JsonValue,
-    *,
-    offered: list[str] | None,
+    chk: _Checker, where: tuple[str, str, str | None], call: JsonValue, *, offer: _Offer
 ) -> None:
     file, path, case_id = where
     if not isinstance(call, dict):
@@ -252,10 +299,13 @@ def _check_call(
     name = call.get("tool", call.get("name"))
     if not isinstance(name, str):
         return
-    if name not in chk.tools:
+    # The case's own definition is the one the model sees, so it is the one to check.
+    definition = offer.own.get(name) or chk.tools.get(name)
+    if definition is None:
         chk.add(file, path, f"expected call to undefined tool '{name}'", case_id=case_id)
         return
-    if offered is not None and name not in offered:
+    if offer.names is not None and name not in offer.names and name not in offer.own:
+        offered = [*offer.names, *(n for n in offer.own if n not in offer.names)]
         chk.add(
             file,
             path,
@@ -266,7 +316,8 @@ def _check_call(
     arguments = call.get("arguments", call.get("args", {}))
     if isinstance(arguments, dict):
         key = "args" if "args" in call and "arguments" not in call else "arguments"
-        _check_arguments(chk, (file, f"{path}.{key}", case_id), name, arguments=arguments)
+        where = (file, f"{path}.{key}", case_id)
+        _check_arguments(chk, where, name, definition=definition, arguments=arguments)
 
 
 def _check_case(chk: _Checker, src: SourceFile, case: JsonObject, *, index: int) -> None:
@@ -291,27 +342,34 @@ def _check_case(chk: _Checker, src: SourceFile, case: JsonObject, *, index: int)
             f"declares: {', '.join(str(c) for c in categories)})",
             case_id=case_id,
         )
-    offered = _offered(chk, src, case, path=path, case_id=case_id)
+    own = _case_tools(chk, src, case, path=path, case_id=case_id)
+    offer = _Offer(_offered(chk, src, case, own=own, path=path, case_id=case_id), own)
     for suffix, call in _calls(case.get("expected")):
         where = (src.name, f"{path}.expected{suffix}", case_id)
-        _check_call(chk, where, call, offered=offered)
+        _check_call(chk, where, call, offer=offer)
     alternatives = case.get("alternatives")
     if isinstance(alternatives, list):
         for i, alternative in enumerate(alternatives):
             for suffix, call in _calls(alternative):
                 where = (src.name, f"{path}.alternatives[{i}]{suffix}", case_id)
-                _check_call(chk, where, call, offered=offered)
+                _check_call(chk, where, call, offer=offer)
 
 
 def _offered(
-    chk: _Checker, src: SourceFile, case: JsonObject, *, path: str, case_id: str | None
+    chk: _Checker,
+    src: SourceFile,
+    case: JsonObject,
+    *,
+    own: dict[str, _ToolDef],
+    path: str,
+    case_id: str | None,
 ) -> list[str] | None:
     tools = case.get("tools")
     if not isinstance(tools, list):
         return None
     names = [t for t in tools if isinstance(t, str)]
     for i, name in enumerate(names):
-        if name not in chk.tools:
+        if name not in chk.tools and name not in own:
             message = f"offers undefined tool '{name}'"
             chk.add(src.name, f"{path}.tools[{i}]", message, case_id=case_id)
     return names
@@ -320,10 +378,11 @@ def _offered(
 def semantic_problems(files: Sequence[SourceFile]) -> list[Problem]:
     """Every semantic problem of one suite file, or of a directory's files taken together.
 
-    Checks: duplicate and conflicting tools, tool parameters that are not valid JSON
-    Schemas, duplicate case ids, categories the suite does not declare, offered or
-    expected tools the suite does not define, expected arguments that violate the
-    tool's parameter schema (matcher values aside) and malformed matchers.
+    Checks: duplicate and conflicting tools (a case's own `tool_definitions` included),
+    tool parameters that are not valid JSON Schemas, duplicate case ids, categories the
+    suite does not declare, offered or expected tools neither the suite nor the case
+    defines, expected arguments that violate the parameter schema of the tool the case
+    offers (matcher values aside) and malformed matchers.
 
     Args:
         files: the parsed files, in load order.

@@ -125,7 +125,12 @@ class Case(BaseModel):
     system: str | None = None
     """System prompt for this case (overrides the suite default)."""
     tools: tuple[str, ...] | None = None
-    """Names of the tools offered; None offers all of the suite's tools."""
+    """Names of the suite's tools offered; None offers all of them."""
+    tool_definitions: tuple[ToolSpec, ...] = ()
+    """Tools defined for this case only (OpenAI or flat form, like the suite's tools).
+
+    Always offered; a definition replaces an offered suite tool of the same name.
+    """
     expected: tuple[ToolCall, ...]
     """The expected calls; empty (`null` in the file) means no tool must be called."""
     alternatives: tuple[tuple[ToolCall, ...], ...] = ()
@@ -150,6 +155,16 @@ class Case(BaseModel):
         if value is None:
             return ()
         return [_as_call_list(v) for v in value]
+
+    @field_validator("tool_definitions")
+    @classmethod
+    def _unique_definitions(cls, value: tuple[ToolSpec, ...]) -> tuple[ToolSpec, ...]:
+        seen: set[str] = set()
+        for tool in value:
+            if tool.name in seen:
+                raise ValueError(f"duplicate tool '{tool.name}'")
+            seen.add(tool.name)
+        return value
 
     @property
     def expects_no_call(self) -> bool:
@@ -205,23 +220,53 @@ class Suite(BaseModel):
     """The cases, in file order."""
 
     def tool(self, name: str) -> ToolSpec | None:
-        """Return the tool with this name, or None."""
+        """Return the suite's tool with this name, or None (case definitions aside)."""
         return next((t for t in self.tools if t.name == name), None)
 
     def tools_for(self, case: Case) -> tuple[ToolSpec, ...]:
-        """The tools offered to a case (its subset, or all of the suite's)."""
+        """The tools offered to a case, in a stable order.
+
+        First the suite's tools the case offers (all, or those `case.tools` names), in
+        suite order, each replaced by the case's own definition of the same name; then
+        the case's other `tool_definitions`, in their order.
+
+        Examples:
+            >>> suite = Suite(name="s", tools=[ToolSpec(name="a"), ToolSpec(name="b")])
+            >>> case = Case(id="c", prompt="p", expected=None, tools=["b"],
+            ...             tool_definitions=[ToolSpec(name="c"), ToolSpec(name="b")])
+            >>> [(t.name, t is case.tool_definitions[1]) for t in suite.tools_for(case)]
+            [('b', True), ('c', False)]
+        """
         if case.tools is None:
-            return self.tools
-        wanted = set(case.tools)
-        return tuple(t for t in self.tools if t.name in wanted)
+            offered = self.tools
+        else:
+            wanted = set(case.tools)
+            offered = tuple(t for t in self.tools if t.name in wanted)
+        if not case.tool_definitions:
+            return offered
+        own = {t.name: t for t in case.tool_definitions}
+        replaced = tuple(own.pop(t.name, t) for t in offered)
+        return replaced + tuple(t for t in case.tool_definitions if t.name in own)
 
     @property
     def content_hash(self) -> str:
         """A stable hash of the normalised suite: `sha256:` + 64 hex digits."""
         canonical = json.dumps(
-            self.model_dump(mode="json"), sort_keys=True, ensure_ascii=False, separators=(",", ":")
+            self._dump(exclude_none=False),
+            sort_keys=True,
+            ensure_ascii=False,
+            separators=(",", ":"),
         )
         return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+    def _dump(self, *, exclude_none: bool) -> JsonObject:
+        # A case without tool definitions dumps as before the field existed, so that
+        # the hashes of existing suites stay the same.
+        bare = {i: {"tool_definitions"} for i, c in enumerate(self.cases) if not c.tool_definitions}
+        data: JsonObject = self.model_dump(
+            mode="json", exclude_none=exclude_none, exclude={"cases": bare} if bare else None
+        )
+        return data
 
     def to_dict(self) -> JsonObject:
         """The suite in the file format: `load_suite` reads it back to an equal suite.
@@ -230,5 +275,4 @@ class Suite(BaseModel):
             >>> Suite(name="demo").to_dict()["schema_version"]
             1
         """
-        data: JsonObject = self.model_dump(mode="json", exclude_none=True)
-        return data
+        return self._dump(exclude_none=True)

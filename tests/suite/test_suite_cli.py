@@ -110,3 +110,20 @@ def test_cli_suite_schema_prints_the_schema() -> None:
     result = runner.invoke(app, ["suite", "schema"])
     assert result.exit_code == 0
     assert json.loads(result.output) == toolscore.suite_schema()
+
+
+def test_cli_suite_show_counts_tools_cases_define_themselves(tmp_path: Path) -> None:
+    doc = {"name": "calc.area", "parameters": {"type": "object", "properties": {}}}
+    suite = {
+        "schema_version": 1,
+        "name": "own-tools",
+        "cases": [
+            {"id": "a", "prompt": "p", "tools": [], "tool_definitions": [doc], "expected": None},
+            {"id": "b", "prompt": "q", "tools": [], "tool_definitions": [doc], "expected": None},
+        ],
+    }
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(suite), "utf-8")
+    result = runner.invoke(app, ["suite", "show", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "own-tools v1.0: 2 cases, 1 tools" in result.output

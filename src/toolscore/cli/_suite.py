@@ -38,6 +38,13 @@ def _echo_json(value: JsonValue) -> None:
     typer.echo(json.dumps(value, indent=2, ensure_ascii=False))
 
 
+def _tool_count(suite: toolscore.Suite) -> int:
+    """Distinct tool names, counting those that cases define for themselves."""
+    names = {t.name for t in suite.tools}
+    names.update(t.name for case in suite.cases for t in case.tool_definitions)
+    return len(names)
+
+
 def _summary(suite: toolscore.Suite) -> JsonObject:
     """Counts by category, difficulty, expected tool and tag."""
     by_tool: Counter[str] = Counter()
@@ -49,7 +56,7 @@ def _summary(suite: toolscore.Suite) -> JsonObject:
         "version": suite.version,
         "description": suite.description,
         "content_hash": suite.content_hash,
-        "tools": len(suite.tools),
+        "tools": _tool_count(suite),
         "cases": len(suite.cases),
         "by_category": dict(Counter(c.category for c in suite.cases).most_common()),
         "by_difficulty": dict(Counter(c.difficulty for c in suite.cases).most_common()),
@@ -70,7 +77,7 @@ def list_suites(as_json: _JsonFlag = False) -> None:
                 "name": name,
                 "version": suite.version,
                 "cases": len(suite.cases),
-                "tools": len(suite.tools),
+                "tools": _tool_count(suite),
                 "description": first_line,
             }
         )
@@ -123,7 +130,9 @@ def show(
             summary["case_list"] = [_case_row(c) for c in suite.cases]
         _echo_json(summary)
         return
-    typer.echo(f"{suite.name} v{suite.version}: {len(suite.cases)} cases, {len(suite.tools)} tools")
+    typer.echo(
+        f"{suite.name} v{suite.version}: {len(suite.cases)} cases, {_tool_count(suite)} tools"
+    )
     typer.echo(f"content hash: {suite.content_hash}")
     for title, key in (
         ("category", "by_category"),
@@ -184,7 +193,7 @@ def validate(
         if not as_json:
             typer.echo(
                 f"ok: {source} ({suite.name} v{suite.version}, {len(suite.cases)} cases,"
-                f" {len(suite.tools)} tools)"
+                f" {_tool_count(suite)} tools)"
             )
     if as_json:
         _echo_json(report)

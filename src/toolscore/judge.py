@@ -249,11 +249,7 @@ def _result(
     alternative: int | None,
     extraction: Extraction | None,
 ) -> CaseResult:
-    prompt: JsonValue = (
-        case.prompt
-        if isinstance(case.prompt, str)
-        else [m.model_dump(mode="json", exclude_none=True) for m in case.prompt]
-    )
+    prompt = case.prompt_json()
     return CaseResult(
         case_id=case.id,
         status=Status(verdict.status),

@@ -105,9 +105,7 @@ def judge_bfcl(
         category=case.category,
         difficulty=case.difficulty,
         tags=case.tags,
-        prompt=case.prompt
-        if isinstance(case.prompt, str)
-        else [m.model_dump(mode="json", exclude_none=True) for m in case.prompt],
+        prompt=case.prompt_json(),
         extraction_format=extraction.format if extraction is not None else None,
         extraction_errors=tuple(f"{e.reason}: {e.message}" for e in extraction.errors)
         if extraction is not None

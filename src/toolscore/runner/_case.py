@@ -126,11 +126,7 @@ class CaseRunner:
     ) -> CaseResult:
         """An unscored result (`timeout` or `error`) carrying the case's labels."""
         rubric = self.rubric or case.rubric or self.suite.defaults.rubric
-        prompt: JsonValue = (
-            case.prompt
-            if isinstance(case.prompt, str)
-            else [m.model_dump(mode="json", exclude_none=True) for m in case.prompt]
-        )
+        prompt = case.prompt_json()
         return CaseResult(
             case_id=case.id,
             status=status,

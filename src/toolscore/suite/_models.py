@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from toolscore._json import JsonObject
+from toolscore._json import JsonObject, JsonValue
 from toolscore.calls import ToolCall
 
 __all__ = [
@@ -170,6 +170,12 @@ class Case(BaseModel):
     def expects_no_call(self) -> bool:
         """True when the case passes only if no tool is called."""
         return not self.expected and not self.any_call
+
+    def prompt_json(self) -> JsonValue:
+        """The prompt as JSON: the string, or the messages as objects (as results keep it)."""
+        if isinstance(self.prompt, str):
+            return self.prompt
+        return [m.model_dump(mode="json", exclude_none=True) for m in self.prompt]
 
     def messages(self, default_system: str | None = None) -> list[JsonObject]:
         """The prompt as chat messages (system first when there is one)."""

@@ -76,7 +76,7 @@ def json_text(value: JsonValue, *, indent: bool = False) -> str:
 
 
 def call_text(call: ToolCall) -> str:
-    """A call as `name(key=value, ...)`, values in JSON: `search(pattern="TODO")`."""
+    """A call as `name(key=value, ...)`, values in JSON: `search(pattern="main")`."""
     args = ", ".join(f"{k}={json_text(v)}" for k, v in call.arguments.items())
     return f"{call.name}({args})"
 

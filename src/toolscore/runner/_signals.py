@@ -42,6 +42,8 @@ def stop_on_signals(stop: asyncio.Event) -> Iterator[None]:
                 previous[sig] = before
                 installed.append(sig)
             except (NotImplementedError, RuntimeError, ValueError):
+                # Windows event loops have no add_signal_handler (NotImplementedError),
+                # and it only works in the main thread: fall back to signal.signal.
 
                 def forward(signum: int, frame: FrameType | None) -> None:
                     loop.call_soon_threadsafe(stop.set)

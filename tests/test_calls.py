@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import pickle
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from toolscore import AccuracyScore, InputError, ToolCall, score_calls
+from toolscore import AccuracyScore, CallPair, InputError, ToolCall, score_calls
+from toolscore.calls import as_calls
 
 CASES = json.loads((Path(__file__).parent / "data" / "calls" / "cases.json").read_text("utf-8"))
 
@@ -138,3 +140,70 @@ def test_toolcall_model_validate_accepts_aliases_and_rejects_bad_names() -> None
     assert ToolCall.model_validate({"function": "t"}).name == "t"
     with pytest.raises(ValueError, match="call has no name"):
         ToolCall.model_validate({"arguments": {}})
+
+
+def test_score_calls_result_objects_are_built_once_and_keep_given_calls() -> None:
+    given = ToolCall(name="a", arguments={"x": 1})
+    result = score_calls([given, {"tool": "b", "args": {"y": [1]}}], [{"name": "b"}])
+    assert result.correct is result.correct
+    assert result.missed == (given,) and result.missed[0] is given
+    pair = result.incorrect[0]
+    assert pair.expected == ToolCall(name="b", arguments={"y": [1]})
+    assert pair.actual == ToolCall(name="b")
+    assert pair.details == "$.y: missing (expected [1])"
+    assert result.extra == ()
+
+
+def test_accuracy_score_constructor_equality_repr_and_pickle_as_a_frozen_dataclass() -> None:
+    exp = ToolCall(name="a", arguments={"x": 1})
+    act = ToolCall(name="a", arguments={"x": 2})
+    extra = ToolCall(name="c")
+    built = AccuracyScore(
+        correct=(),
+        incorrect=(CallPair(exp, act),),
+        missed=(),
+        extra=(extra,),
+        total_expected=1,
+        total_actual=2,
+        precision=0.0,
+        recall=0.0,
+        f1=0.0,
+    )
+    scored = score_calls([exp], [act, extra])
+    assert built == scored and hash(AccuracyScore((), (), (), (), 0, 0, 1.0, 1.0, 1.0)) is not None
+    assert built.to_dict() == scored.to_dict()
+    assert (
+        repr(built)
+        == repr(scored)
+        == (
+            f"AccuracyScore(correct=(), incorrect=({CallPair(exp, act)!r},), missed=(), "
+            f"extra=({extra!r},), total_expected=1, total_actual=2, precision=0.0, recall=0.0, f1=0.0)"
+        )
+    )
+    assert pickle.loads(pickle.dumps(scored)) == scored
+    assert built != score_calls([exp], [exp, extra])
+    with pytest.raises(AttributeError):
+        scored.precision = 1.0  # type: ignore[misc]
+    match scored:
+        case AccuracyScore(correct, incorrect, missed, extra_calls):
+            assert (len(correct), len(incorrect), missed, extra_calls) == (0, 1, (), (extra,))
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"tool": "t", "args": {"x": 1}},
+        {"name": "t", "parameters": {"x": 1}},
+        {"name": "t", "arguments": '{"x": 1}'},
+        {"name": "t", "arguments": ""},
+        {"name": "t"},
+        {"type": "function", "function": {"name": "t", "arguments": {"x": 1}}},
+        {"function": "t", "args": {"x": 1}},
+    ],
+)
+def test_as_calls_any_shape_equals_the_validated_call(value: dict[str, Any]) -> None:
+    (call,) = as_calls([value])
+    validated = ToolCall.model_validate(value)
+    assert call == validated
+    assert call.model_fields_set == validated.model_fields_set
+    assert call.model_dump() == validated.model_dump()

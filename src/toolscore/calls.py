@@ -3,189 +3,31 @@
 `score_calls` is the TPMJS tool-call accuracy score with two corrections: calls are
 paired by an optimal assignment rather than a greedy scan, and the score follows the
 documented formula (its README's 0.667 example really scores 0.4).
+
+`ToolCall`, `as_call` and `as_calls` live in `toolscore._toolcall` (which keeps this
+module under the size limit) and are imported from here.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, model_validator
+from typing import Literal, NamedTuple
 
 from toolscore._json import JsonObject
-from toolscore.errors import InputError
+from toolscore._toolcall import RawCalls, ToolCall, as_call, as_calls, read_calls
 
 # score_calls re-uses match's equality and alignment, so that it and the judge can never
 # disagree on them.
-from toolscore.match import DEEP_EQUALITY, Mismatch, align, compare_arguments, deep_key
+from toolscore.match import DEEP_EQUALITY, Mismatch, align, compare_arguments, same_arguments
 
 __all__ = ["AccuracyScore", "CallPair", "ToolCall", "as_call", "as_calls", "score_calls"]
 
-_ARG_KEYS = ("arguments", "args", "parameters")
 
-
-class ToolCall(BaseModel):
-    """One call of a tool: its name and its arguments.
-
-    Input also accepts the aliases `tool` (for `name`), `args` and `parameters` (for
-    `arguments`), and an OpenAI-style `function` object whose `arguments` may be a JSON
-    string.
-
-    Examples:
-        >>> ToolCall(name="read_file", arguments={"path": "README.md"}).name
-        'read_file'
-        >>> ToolCall.model_validate({"tool": "search", "args": {"q": "x"}}).arguments
-        {'q': 'x'}
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    name: str
-    """The name of the tool called."""
-    arguments: JsonObject = {}
-    """The arguments, a JSON object (empty when the call had none)."""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _accept_aliases(cls, data: Any) -> Any:
-        # Stored results hold calls in the canonical shape: let them through untouched,
-        # since loading a large run validates tens of thousands of calls.
-        if _is_canonical(data):
-            return data
-        if isinstance(data, Mapping) and not isinstance(data, ToolCall):
-            name, arguments = _name_and_arguments(data)
-            return {"name": name, "arguments": arguments}
-        return data
-
-    def to_dict(self) -> JsonObject:
-        """Return the call as `{"name": ..., "arguments": ...}`."""
-        return {"name": self.name, "arguments": self.arguments}
-
-    def to_tpmjs(self) -> JsonObject:
-        """Return the call as `{"tool": ..., "args": ...}` (the TPMJS scorer's shape)."""
-        return {"tool": self.name, "args": self.arguments}
-
-
-def _is_canonical(data: Any) -> bool:
-    """True for `{"name": <non-blank str>, "arguments": <dict>}` and nothing else."""
-    return (
-        type(data) is dict
-        and len(data) == 2
-        and type(data.get("arguments")) is dict
-        and type(data.get("name")) is str
-        and bool(data["name"].strip())
-    )
-
-
-def _name_and_arguments(data: Mapping[str, Any]) -> tuple[str, JsonObject]:
-    """Read a call's name and arguments from any accepted mapping shape.
-
-    Raises:
-        ValueError: the mapping has no usable name, or arguments that are not an object.
-    """
-    function = data.get("function")
-    if function is not None and isinstance(function, Mapping):
-        data = function
-    name: Any = data["name"] if "name" in data else data.get("tool")
-    if name is None and isinstance(function, str):
-        name = function
-    if not isinstance(name, str) or not name.strip():
-        raise ValueError(_bad_name(name))
-    arguments: Any = None
-    for key in _ARG_KEYS:
-        if key in data:
-            arguments = data[key]
-            break
-    if isinstance(arguments, dict):
-        return name, arguments
-    if isinstance(arguments, str):
-        # OpenAI sends arguments as a JSON string; an empty string means no arguments.
-        try:
-            arguments = json.loads(arguments) if arguments.strip() else {}
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"arguments of '{name}' are not valid JSON: {exc.msg}") from None
-    if arguments is None:
-        return name, {}
-    if not isinstance(arguments, Mapping):
-        raise ValueError(f"arguments of '{name}' must be an object, got {_kind(arguments)}")
-    return name, dict(arguments)
-
-
-def _bad_name(name: object) -> str:
-    if name is None:
-        return "call has no name (give 'name' or 'tool')"
-    if not isinstance(name, str):
-        return f"call name must be a string, got {_kind(name)}"
-    return "call name is empty"
-
-
-def _kind(value: object) -> str:
-    if isinstance(value, Mapping):
-        return "an object"
-    if isinstance(value, list | tuple):
-        return "an array"
-    if value is None:
-        return "null"
-    return type(value).__name__
-
-
-def _trusted_call(
-    name: str, arguments: JsonObject, _new: Any = object.__new__, _set: Any = object.__setattr__
-) -> ToolCall:
-    """Build a ToolCall from values already checked, skipping pydantic validation.
-
-    This is what `BaseModel.model_construct` does, in a third of its time; scoring
-    builds one call per input, so it matters (tests compare it with a validated call).
-    """
-    call = _new(ToolCall)
-    _set(call, "__dict__", {"name": name, "arguments": arguments})
-    _set(call, "__pydantic_fields_set__", {"name", "arguments"})
-    _set(call, "__pydantic_extra__", None)
-    _set(call, "__pydantic_private__", None)
-    return call  # type: ignore[no-any-return]
-
-
-def as_call(value: object, *, where: str = "call") -> ToolCall:
-    """Turn a `ToolCall` or a call mapping into a `ToolCall`.
-
-    Args:
-        value: a `ToolCall`, or a mapping with a name and arguments (any accepted alias).
-        where: how to name the value in an error message, e.g. `expected[2]`.
-
-    Returns:
-        The call.
-
-    Raises:
-        InputError: the value is not a call.
-
-    Examples:
-        >>> as_call({"tool": "search", "args": {"q": "x"}}).to_dict()
-        {'name': 'search', 'arguments': {'q': 'x'}}
-    """
-    if type(value) is not dict:  # the common case first: a plain dict
-        if isinstance(value, ToolCall):
-            return value
-        if not isinstance(value, Mapping):
-            raise InputError(f"{where}: a call must be an object, got {_kind(value)}")
-    try:
-        name, arguments = _name_and_arguments(value)
-    except ValueError as exc:
-        raise InputError(f"{where}: {exc}") from None
-    return _trusted_call(name, arguments)
-
-
-def as_calls(values: object, *, side: str = "calls") -> tuple[ToolCall, ...]:
-    """Turn a list of calls (objects or `ToolCall`s) into a tuple of `ToolCall`.
-
-    Raises:
-        InputError: `values` is not a list, or one item is not a call (named by index).
-    """
-    if isinstance(values, str | bytes | Mapping) or not isinstance(values, Sequence):
-        raise InputError(f"{side}: must be a list of calls, got {_kind(values)}")
-    return tuple(as_call(v, where=f"{side}[{i}]") for i, v in enumerate(values))
+def _details(expected: JsonObject, actual: JsonObject) -> str:
+    differences = compare_arguments(expected, actual, options=DEEP_EQUALITY)
+    return "; ".join(m.describe() for m in differences)
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,7 +47,7 @@ class CallPair:
     @property
     def details(self) -> str:
         """The differences in words: path, expected value, actual value."""
-        return "; ".join(m.describe() for m in self.mismatches)
+        return _details(self.expected.arguments, self.actual.arguments)
 
 
 def _round_half_up(value: float, places: int) -> float:
@@ -213,22 +55,162 @@ def _round_half_up(value: float, places: int) -> float:
     return float(Decimal(repr(value)).quantize(quantum, rounding=ROUND_HALF_UP))
 
 
-@dataclass(frozen=True, slots=True)
-class AccuracyScore:
-    """The result of `score_calls`: every call classified, and precision, recall and F1."""
+class _Scored(NamedTuple):
+    """What `score_calls` found, by index into each side's calls."""
 
-    correct: tuple[CallPair, ...]
-    incorrect: tuple[CallPair, ...]
-    missed: tuple[ToolCall, ...]
-    extra: tuple[ToolCall, ...]
+    exp: RawCalls
+    act: RawCalls
+    correct: list[tuple[int, int]]
+    incorrect: list[tuple[int, int]]
+    missed: list[int]
+    extra: list[int]
     total_expected: int
     total_actual: int
     precision: float
-    """correct / actual calls (0 when there are no actual calls)."""
     recall: float
-    """correct / expected calls (0 when there are no expected calls)."""
     f1: float
-    """2PR / (P + R), unrounded; 1.0 when both lists are empty."""
+
+
+_Built = tuple[
+    tuple[CallPair, ...], tuple[CallPair, ...], tuple[ToolCall, ...], tuple[ToolCall, ...]
+]
+
+
+class AccuracyScore:
+    """The result of `score_calls`: every call classified, and precision, recall and F1.
+
+    Immutable; equality, hashing, repr, pickling and `match` go by the nine public values,
+    as a frozen dataclass's would. `score_calls` keeps the calls as it read them and
+    builds the `CallPair`s and `ToolCall`s when first asked for (then keeps them): `score`,
+    `summary` and `to_dict()` never need them, and building them costs more than scoring.
+    """
+
+    __slots__ = ("_built", "_scored")
+    __match_args__ = (  # the public values, in constructor order
+        "correct",
+        "incorrect",
+        "missed",
+        "extra",
+        "total_expected",
+        "total_actual",
+        "precision",
+        "recall",
+        "f1",
+    )
+
+    def __init__(
+        self,
+        correct: tuple[CallPair, ...],
+        incorrect: tuple[CallPair, ...],
+        missed: tuple[ToolCall, ...],
+        extra: tuple[ToolCall, ...],
+        total_expected: int,
+        total_actual: int,
+        precision: float,
+        recall: float,
+        f1: float,
+    ) -> None:
+        # Given objects are kept as they are; the raw side lists them pairs first.
+        paired = correct + incorrect
+        exp = [p.expected for p in paired] + list(missed)
+        act = [p.actual for p in paired] + list(extra)
+        self._scored = _Scored(
+            RawCalls([c.name for c in exp], [c.arguments for c in exp], dict(enumerate(exp))),
+            RawCalls([c.name for c in act], [c.arguments for c in act], dict(enumerate(act))),
+            correct=[(k, k) for k in range(len(correct))],
+            incorrect=[(k, k) for k in range(len(correct), len(paired))],
+            missed=list(range(len(paired), len(exp))),
+            extra=list(range(len(paired), len(act))),
+            total_expected=total_expected,
+            total_actual=total_actual,
+            precision=precision,
+            recall=recall,
+            f1=f1,
+        )
+        self._built: _Built | None = (correct, incorrect, missed, extra)
+
+    @classmethod
+    def _of(cls, scored: _Scored) -> AccuracyScore:
+        result = cls.__new__(cls)
+        result._scored = scored
+        result._built = None
+        return result
+
+    def _objects(self) -> _Built:
+        if self._built is None:
+            s = self._scored
+            exp = [s.exp.call(i) for i in range(len(s.exp.names))]
+            act = [s.act.call(j) for j in range(len(s.act.names))]
+            self._built = (
+                tuple(CallPair(exp[i], act[j]) for i, j in s.correct),
+                tuple(CallPair(exp[i], act[j]) for i, j in s.incorrect),
+                tuple(exp[i] for i in s.missed),
+                tuple(act[j] for j in s.extra),
+            )
+        return self._built
+
+    @property
+    def correct(self) -> tuple[CallPair, ...]:
+        """Pairs of the same tool with equal arguments."""
+        return self._objects()[0]
+
+    @property
+    def incorrect(self) -> tuple[CallPair, ...]:
+        """Pairs of the same tool with different arguments."""
+        return self._objects()[1]
+
+    @property
+    def missed(self) -> tuple[ToolCall, ...]:
+        """Expected calls left unpaired."""
+        return self._objects()[2]
+
+    @property
+    def extra(self) -> tuple[ToolCall, ...]:
+        """Actual calls left unpaired."""
+        return self._objects()[3]
+
+    @property
+    def total_expected(self) -> int:
+        """The number of expected calls."""
+        return self._scored.total_expected
+
+    @property
+    def total_actual(self) -> int:
+        """The number of actual calls."""
+        return self._scored.total_actual
+
+    @property
+    def precision(self) -> float:
+        """Correct / actual calls (0 when there are no actual calls)."""
+        return self._scored.precision
+
+    @property
+    def recall(self) -> float:
+        """Correct / expected calls (0 when there are no expected calls)."""
+        return self._scored.recall
+
+    @property
+    def f1(self) -> float:
+        """2PR / (P + R), unrounded; 1.0 when both lists are empty."""
+        return self._scored.f1
+
+    def _fields(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in self.__match_args__)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, AccuracyScore) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__match_args__)
+        return f"AccuracyScore({shown})"
+
+    def __reduce__(self) -> tuple[type[AccuracyScore], tuple[object, ...]]:
+        return (AccuracyScore, self._fields())
 
     @property
     def score(self) -> float:
@@ -238,52 +220,59 @@ class AccuracyScore:
     @property
     def summary(self) -> str:
         """One line, e.g. `Accuracy Score: 40.0% | Correct: 1/2 | ...`."""
-        percent = _round_half_up(self.f1 * 100, 1)
+        s = self._scored
+        percent = _round_half_up(s.f1 * 100, 1)
         return (
-            f"Accuracy Score: {percent:.1f}% | Correct: {len(self.correct)}/{self.total_expected}"
-            f" | Incorrect: {len(self.incorrect)} | Missed: {len(self.missed)}"
-            f" | Extra: {len(self.extra)}"
+            f"Accuracy Score: {percent:.1f}% | Correct: {len(s.correct)}/{s.total_expected}"
+            f" | Incorrect: {len(s.incorrect)} | Missed: {len(s.missed)}"
+            f" | Extra: {len(s.extra)}"
         )
 
     def to_dict(self) -> JsonObject:
         """The TPMJS scorer's output schema (camelCase), plus `precision`, `recall`, `f1`."""
+        s = self._scored
+        exp, act = s.exp, s.act
+
+        def tpmjs(calls: RawCalls, i: int) -> JsonObject:
+            return {"tool": calls.names[i], "args": calls.arguments[i]}  # ToolCall.to_tpmjs
+
         return {
             "score": self.score,
-            "totalExpected": self.total_expected,
-            "totalActual": self.total_actual,
+            "totalExpected": s.total_expected,
+            "totalActual": s.total_actual,
             "correctCalls": [
                 {
-                    "expected": p.expected.to_tpmjs(),
-                    "actual": p.actual.to_tpmjs(),
+                    "expected": tpmjs(exp, i),
+                    "actual": tpmjs(act, j),
                     "status": "correct",
                     "argsMatch": True,
                 }
-                for p in self.correct
+                for i, j in s.correct
             ],
             "incorrectCalls": [
                 {
-                    "expected": p.expected.to_tpmjs(),
-                    "actual": p.actual.to_tpmjs(),
+                    "expected": tpmjs(exp, i),
+                    "actual": tpmjs(act, j),
                     "status": "incorrect",
                     "argsMatch": False,
-                    "details": p.details,
+                    "details": _details(exp.arguments[i], act.arguments[j]),
                 }
-                for p in self.incorrect
+                for i, j in s.incorrect
             ],
             "missedCalls": [
                 {
-                    "expected": c.to_tpmjs(),
+                    "expected": tpmjs(exp, i),
                     "status": "missed",
                     "argsMatch": False,
-                    "details": f"No call to '{c.name}' was made to match this expected call",
+                    "details": f"No call to '{exp.names[i]}' was made to match this expected call",
                 }
-                for c in self.missed
+                for i in s.missed
             ],
-            "extraCalls": [c.to_tpmjs() for c in self.extra],
+            "extraCalls": [tpmjs(act, j) for j in s.extra],
             "summary": self.summary,
-            "precision": self.precision,
-            "recall": self.recall,
-            "f1": self.f1,
+            "precision": s.precision,
+            "recall": s.recall,
+            "f1": s.f1,
         }
 
 
@@ -325,39 +314,36 @@ def score_calls(
         >>> s.score
         0.4
     """
-    exp = as_calls(expected, side="expected")
-    act = as_calls(actual, side="actual")
-    # One hashable key per call: equal keys <=> no difference under DEEP_EQUALITY.
-    exp_keys = [deep_key(c.arguments) for c in exp]
-    act_keys = [deep_key(c.arguments) for c in act]
-    big = float(min(len(exp), len(act)) + 1)
-    credit = [[0.0] * len(act) for _ in exp]
-    for i, e in enumerate(exp):
-        row = credit[i]
-        for j, a in enumerate(act):
-            if e.name == a.name:
-                # Lexicographic objective: one correct pair outweighs every same-name pair.
-                row[j] = big if exp_keys[i] == act_keys[j] else 1.0
+    exp = read_calls(expected, side="expected")
+    act = read_calls(actual, side="actual")
+    n_exp, n_act = len(exp.names), len(act.names)
+    # Lexicographic objective: one correct pair outweighs every same-name pair.
+    big = float(min(n_exp, n_act) + 1)
+    credit = [[0.0] * n_act for _ in range(n_exp)]
+    rows_of: dict[str, list[int]] = {}
+    for i, name in enumerate(exp.names):
+        rows_of.setdefault(name, []).append(i)
+    # Only calls of the same tool are compared; `same_arguments` holds exactly when
+    # `compare_arguments(..., options=DEEP_EQUALITY)` finds no difference.
+    exp_args, act_args = exp.arguments, act.arguments
+    for j, name in enumerate(act.names):
+        for i in rows_of.get(name, ()):
+            credit[i][j] = big if same_arguments(exp_args[i], act_args[j]) else 1.0
     pairs = align(credit, ordered=order == "strict")
-    correct = [CallPair(exp[i], act[j]) for i, j in pairs if credit[i][j] == big]
-    incorrect = [CallPair(exp[i], act[j]) for i, j in pairs if credit[i][j] != big]
+    correct = [(i, j) for i, j in pairs if credit[i][j] == big]
+    incorrect = [(i, j) for i, j in pairs if credit[i][j] != big]
     paired_exp = {i for i, _ in pairs}
     paired_act = {j for _, j in pairs}
     n_ok = len(correct)
-    precision = n_ok / len(act) if act else 0.0
-    recall = n_ok / len(exp) if exp else 0.0
-    if not exp and not act:
+    precision = n_ok / n_act if n_act else 0.0
+    recall = n_ok / n_exp if n_exp else 0.0
+    if not n_exp and not n_act:
         precision = recall = f1 = 1.0
     else:
         f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return AccuracyScore(
-        correct=tuple(correct),
-        incorrect=tuple(incorrect),
-        missed=tuple(c for i, c in enumerate(exp) if i not in paired_exp),
-        extra=tuple(c for j, c in enumerate(act) if j not in paired_act),
-        total_expected=len(exp),
-        total_actual=len(act),
-        precision=precision,
-        recall=recall,
-        f1=f1,
+    missed = [i for i in range(n_exp) if i not in paired_exp]
+    extra = [j for j in range(n_act) if j not in paired_act]
+    scored = _Scored(
+        exp, act, correct, incorrect, missed, extra, n_exp, n_act, precision, recall, f1
     )
+    return AccuracyScore._of(scored)

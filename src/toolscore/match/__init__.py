@@ -1,7 +1,7 @@
 """Value equality (coercion, normalisation, matchers) and call alignment."""
 
 from toolscore.match._align import align
-from toolscore.match._keys import deep_key
+from toolscore.match._keys import deep_key, same_arguments
 from toolscore.match._matchers import MATCHER_NAMES, is_matcher, matcher_problems
 from toolscore.match._values import (
     DEEP_EQUALITY,
@@ -24,4 +24,5 @@ __all__ = [
     "deep_key",
     "is_matcher",
     "matcher_problems",
+    "same_arguments",
 ]

@@ -33,8 +33,8 @@ def align(credit: Sequence[Sequence[float]], *, ordered: bool = False) -> list[t
         The pairs `(row, column)` with positive credit, sorted by row.
 
     Examples:
-        >>> align([[1.0, 3.0], [0.0, 1.0]])
-        [(0, 0), (1, 1)]
+        >>> align([[2.0, 1.5], [1.0, 0.0]])  # greedy would take (0, 0) and stop there
+        [(0, 1), (1, 0)]
         >>> align([[0.0, 1.0], [1.0, 0.0]], ordered=True)
         [(0, 1)]
     """
@@ -46,7 +46,7 @@ def align(credit: Sequence[Sequence[float]], *, ordered: bool = False) -> list[t
 
 def _align_any(credit: Sequence[Sequence[float]]) -> list[tuple[int, int]]:
     n_rows, n_cols = len(credit), len(credit[0])
-    quick = _distinct_maxima(credit, range(n_rows), range(n_cols))
+    quick = _distinct_maxima(credit)
     if quick is not None:
         return quick
     # Union-find over rows (0..n_rows-1) and columns (n_rows..): one block per component.
@@ -79,9 +79,7 @@ def _align_any(credit: Sequence[Sequence[float]]) -> list[tuple[int, int]]:
     return [(i, j) for i, j in pairs if credit[i][j] > 0]
 
 
-def _distinct_maxima(
-    credit: Sequence[Sequence[float]], rows: Sequence[int], cols: Sequence[int]
-) -> list[tuple[int, int]] | None:
+def _distinct_maxima(credit: Sequence[Sequence[float]]) -> list[tuple[int, int]] | None:
     """Give each row with credit its own column that reaches the row's maximum.
 
     Every assignment is worth at most the sum of the row maxima, so when each such row
@@ -90,20 +88,23 @@ def _distinct_maxima(
     with the fewest best columns choose first). Otherwise return None and leave the
     block to the exact solvers.
     """
-    options: list[tuple[int, list[int]]] = []
-    whole = len(cols) == len(credit[0])  # all columns: scan rows with builtins
-    for i in rows:
-        row = credit[i]
-        top = max(row) if whole else max(row[j] for j in cols)
+    options: list[tuple[int, int, list[int]]] = []
+    for i, row in enumerate(credit):
+        top = max(row)
         if top > 0:
-            best = [j for j, v in enumerate(row) if v == top] if whole else []
-            options.append((i, best or [j for j in cols if row[j] == top]))
-    options.sort(key=lambda option: len(option[1]))
+            if row.count(top) == 1:
+                best = [row.index(top)]  # the usual case, found without a Python loop
+            else:
+                best = [j for j, value in enumerate(row) if value == top]
+            options.append((len(best), i, best))
+    options.sort()  # fewest best columns first, then by row: no two entries tie
     taken: set[int] = set()
     pairs: list[tuple[int, int]] = []
-    for i, best in options:
-        j = next((j for j in best if j not in taken), None)
-        if j is None:
+    for _, i, best in options:
+        for j in best:
+            if j not in taken:
+                break
+        else:
             return None
         taken.add(j)
         pairs.append((i, j))

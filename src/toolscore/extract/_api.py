@@ -32,7 +32,7 @@ Output = str | Mapping[str, object]
 def make_context(tools: Sequence[str | ToolSpec] | None) -> ExtractContext:
     """The extraction context for the offered tools (names, and schemas when given)."""
     if tools is None:
-        return ExtractContext()
+        return _NO_TOOLS
     names: set[str] = set()
     schemas: dict[str, JsonObject] = {}
     for tool in tools:
@@ -42,6 +42,10 @@ def make_context(tools: Sequence[str | ToolSpec] | None) -> ExtractContext:
             names.add(tool.name)
             schemas[tool.name] = tool.parameters
     return ExtractContext(tools=frozenset(names), schemas=schemas)
+
+
+_NO_TOOLS = ExtractContext()
+"""The context when the tools are unknown (frozen, and no parser changes its schemas)."""
 
 
 def _failed(error: ExtractionError) -> Extraction:
@@ -74,6 +78,8 @@ def _core(marker: str) -> str:
     return max(_WORD.findall(marker), key=len, default=marker)
 
 
+_JSON_ONLY = frozenset({"xlam"})
+"""Marker-less formats that read only JSON objects: never candidates without a `"`."""
 _SHORT_OUTPUT = 4096
 """Outputs up to this many characters are searched for markers directly."""
 
@@ -113,10 +119,39 @@ class _Markers:
         return seen
 
 
+@cache
+def _any_marker() -> re.Pattern[str]:
+    """Finds any marker of any text format (longest first, though any match will do)."""
+    markers = {marker for fmt in text_formats() for marker in fmt.markers}
+    return re.compile("|".join(map(re.escape, sorted(markers, key=len, reverse=True))))
+
+
+@cache
+def _unmarked_formats() -> tuple[TextFormat, ...]:
+    """The formats that have no marker (always candidates), in detection order."""
+    return tuple(fmt for fmt in text_formats() if not fmt.markers)
+
+
 def _detect(text: str, ctx: ExtractContext) -> Extraction:
+    if len(text) <= _SHORT_OUTPUT and _any_marker().search(text) is None:
+        # No marker at all (one search, where the loop below tests every format's
+        # markers): only the marker-less formats are candidates, in the same order.
+        return _detect_unmarked(text, ctx)
     markers = _Markers(text)
     for fmt in text_formats():
         if fmt.markers and not markers.any_of(fmt.markers):
+            continue
+        found = _run(fmt, text, ctx)
+        if found is not None:
+            return found
+    return Extraction()
+
+
+def _detect_unmarked(text: str, ctx: ExtractContext) -> Extraction:
+    for fmt in _unmarked_formats():
+        if fmt.name in _JSON_ONLY and '"' not in text:
+            # Without a `"` there is no JSON object key: a JSON format can neither read
+            # a call nor see a broken one (that needs `"name"`).
             continue
         found = _run(fmt, text, ctx)
         if found is not None:
@@ -171,6 +206,9 @@ def extract_calls(
     """
     forced = _resolve(format)
     ctx = make_context(tools)
+    if forced is None and isinstance(output, str):
+        # Text holds no structured calls: straight to the text formats.
+        return _from_text(output, None, ctx)
     shape = _shape(output)
     if isinstance(shape, Extraction):
         return shape
@@ -178,10 +216,14 @@ def extract_calls(
         structured = parse_structured(shape)
         if structured is not None or forced is not None:
             return structured or Extraction()
-    if len(shape.text) > MAX_OUTPUT_CHARS:
-        message = f"output of {len(shape.text)} characters is over {MAX_OUTPUT_CHARS}"
+    return _from_text(shape.text, forced, ctx)
+
+
+def _from_text(text: str, forced: TextFormat | None, ctx: ExtractContext) -> Extraction:
+    if len(text) > MAX_OUTPUT_CHARS:
+        message = f"output of {len(text)} characters is over {MAX_OUTPUT_CHARS}"
         return _failed(ExtractionError(reason="too_large", message=message))
-    text = strip_reasoning(shape.text)
-    if isinstance(forced, TextFormat):
+    text = strip_reasoning(text)
+    if forced is not None:
         return _run(forced, text, ctx) or Extraction()
     return _detect(text, ctx)

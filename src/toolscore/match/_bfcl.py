@@ -12,15 +12,16 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from functools import partial
+from functools import lru_cache
 from typing import Generic, TypeVar
 
 from toolscore._json import JsonValue
+from toolscore._trusted import construct_trusted
 from toolscore.calls import ToolCall, as_calls
 from toolscore.extract import Extraction
 from toolscore.judge import register_profile
+from toolscore.match._bfcl_answer import BfclAnswer, prepare_answer
 from toolscore.match._bfcl_checker import (
-    BfclCall,
     BfclFunction,
     ErrorType,
     Language,
@@ -93,28 +94,31 @@ def judge_bfcl(
     decoded = None if extraction is not None and extraction.errors else calls
     status, verdict = _decide(case, decoded, tools or ())
     # Every field is built from validated models above: skip a second validation pass.
-    return CaseResult.model_construct(
-        case_id=case.id,
-        status=status,
-        score=1.0 if status is Status.CORRECT else 0.0,
-        rubric=rubric or case.rubric or "partial",
-        expected=case.expected,
-        actual=tuple(calls),
-        pairs=_pairs(case, calls, status, verdict),
-        details=_details(verdict),
-        category=case.category,
-        difficulty=case.difficulty,
-        tags=case.tags,
-        prompt=case.prompt_json(),
-        extraction_format=extraction.format if extraction is not None else None,
-        extraction_errors=tuple(f"{e.reason}: {e.message}" for e in extraction.errors)
-        if extraction is not None
-        else (),
-        alternative=None,
-        raw_response=None,
-        latency_ms=None,
-        error=None,
-        repeat=0,
+    return construct_trusted(
+        CaseResult,
+        {
+            "case_id": case.id,
+            "status": status,
+            "score": 1.0 if status is Status.CORRECT else 0.0,
+            "rubric": rubric or case.rubric or "partial",
+            "expected": case.expected,
+            "actual": tuple(calls),
+            "pairs": _pairs(case, calls, status, verdict),
+            "details": _details(verdict),
+            "category": case.category,
+            "difficulty": case.difficulty,
+            "tags": case.tags,
+            "prompt": case.prompt_json(),
+            "extraction_format": extraction.format if extraction is not None else None,
+            "extraction_errors": tuple(f"{e.reason}: {e.message}" for e in extraction.errors)
+            if extraction is not None and extraction.errors
+            else (),
+            "alternative": None,
+            "raw_response": None,
+            "latency_ms": None,
+            "error": None,
+            "repeat": 0,
+        },
     )
 
 
@@ -129,20 +133,23 @@ def _decide(
     if decoded is None:
         return Status.PARSE_ERROR, Verdict(False, "ast_decoder:decoder_failed", "Invalid syntax.")
     language = language_of(case)
-    functions = [_FUNCTIONS.get(t, dict).get(language) or _function(t, language) for t in tools]
-    actual = [BfclCall(c.name, c.arguments) for c in decoded]
-    verdict = _check(case, functions, actual, language)
+    functions = [_FUNCTIONS.get(t, _no_docs).get(language) or _function(t, language) for t in tools]
+    verdict = _check(case, functions, decoded, language)
     return _status(verdict, len(case.expected), len(decoded)), verdict
 
 
 def _function(tool: ToolSpec, language: Language) -> BfclFunction:
     doc = function_from_schema(tool.name, tool.parameters, language)
-    _FUNCTIONS.get(tool, dict)[language] = doc
+    _FUNCTIONS.get(tool, _no_docs)[language] = doc
     return doc
 
 
-def _answer(call: ToolCall) -> BfclCall:
-    return BfclCall(call.name, decode_answer(call.arguments))
+def _no_docs(_tool: ToolSpec) -> dict[Language, BfclFunction]:
+    return {}
+
+
+def _answer(call: ToolCall) -> BfclAnswer:
+    return prepare_answer(call.name, decode_answer(call.arguments))
 
 
 class _Memo(Generic[_K, _V]):
@@ -156,11 +163,11 @@ class _Memo(Generic[_K, _V]):
         self._data: OrderedDict[int, tuple[_K, _V]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: _K, make: Callable[[], _V]) -> _V:
+    def get(self, key: _K, make: Callable[[_K], _V]) -> _V:
         found = self._data.get(id(key))
         if found is not None and found[0] is key:
             return found[1]
-        value = make()
+        value = make(key)
         with self._lock:
             self._data[id(key)] = (key, value)
             if len(self._data) > self._size:
@@ -169,14 +176,15 @@ class _Memo(Generic[_K, _V]):
 
 
 _FUNCTIONS: _Memo[ToolSpec, dict[Language, BfclFunction]] = _Memo(4096)
-_ANSWERS: _Memo[ToolCall, BfclCall] = _Memo(8192)
+_ANSWERS: _Memo[ToolCall, BfclAnswer] = _Memo(8192)
 
 
 def _check(
-    case: Case, functions: Sequence[BfclFunction], actual: Sequence[BfclCall], language: Language
+    case: Case, functions: Sequence[BfclFunction], actual: Sequence[ToolCall], language: Language
 ) -> Verdict:
     # BFCL knows one possible answer per entry; alternatives are only tried after it.
-    first = _check_one(case.expected, functions, actual, language)
+    answer = [_ANSWERS.get(e, _answer) for e in case.expected]
+    first = check_calls(functions, answer, actual, language=language)
     if first.valid:
         return first
     for alternative in case.alternatives:
@@ -189,10 +197,10 @@ def _check(
 def _check_one(
     expected: Sequence[ToolCall],
     functions: Sequence[BfclFunction],
-    actual: Sequence[BfclCall],
+    actual: Sequence[ToolCall],
     language: Language,
 ) -> Verdict:
-    answer = [_ANSWERS.get(e, partial(_answer, e)) for e in expected]
+    answer = [_ANSWERS.get(e, _answer) for e in expected]
     return check_calls(functions, answer, actual, language=language)
 
 
@@ -212,16 +220,30 @@ def _pairs(
     case: Case, calls: Sequence[ToolCall], status: Status, verdict: Verdict | None
 ) -> tuple[PairResult, ...]:
     if status is Status.CORRECT and verdict is not None:
-        return tuple(
-            PairResult.model_construct(
-                expected_index=i, actual_index=j, verdict="correct", credit=1.0, details=()
-            )
-            for i, j in verdict.pairs
-        )
+        return _correct_pairs(verdict.pairs)
     if len(case.expected) == 1 and len(calls) == 1 and status is not Status.CORRECT:
         kind = "wrong_tool" if status is Status.WRONG_TOOL else "wrong_args"
         return (PairResult(expected_index=0, actual_index=0, verdict=kind, credit=0.0),)
     return ()
+
+
+@lru_cache(maxsize=256)
+def _correct_pairs(pairs: tuple[tuple[int, int], ...]) -> tuple[PairResult, ...]:
+    # Frozen, so the same pairing can share its instances with every result.
+    return tuple(_correct_pair(i, j) for i, j in pairs)
+
+
+def _correct_pair(expected_index: int, actual_index: int) -> PairResult:
+    return construct_trusted(
+        PairResult,
+        {
+            "expected_index": expected_index,
+            "actual_index": actual_index,
+            "verdict": "correct",
+            "credit": 1.0,
+            "details": (),
+        },
+    )
 
 
 def _details(verdict: Verdict | None) -> tuple[Mismatch, ...]:

@@ -8,11 +8,21 @@ in BFCL: `True == 1`, `1 == 1.0`, but `type(True) is not int`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
+from toolscore.match._bfcl_answer import (
+    BfclAnswer,
+    BfclCall,
+    Options,
+    answer_type,
+    as_list,
+    contains,
+    standardize_string,
+    std,
+)
 from toolscore.match._bfcl_convert import (
     JAVA_TYPES,
     JS_TYPES,
@@ -77,7 +87,7 @@ PYTHON_TYPES: dict[str, type] = {
 
 _NESTED_PYTHON = ("array", "tuple")
 _NESTED_CONVERSION = ("Array", "ArrayList", "array")
-_PUNCTUATION = re.compile(r"[ \,\.\/\-\_\*\^]")
+_SPECIAL = (dict, list, str)  # the types `_special_check` checks values of
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,14 +108,6 @@ class BfclFunction:
 
 
 @dataclass(frozen=True, slots=True)
-class BfclCall:
-    """A call: a name and its arguments (a possible answer maps names to value lists)."""
-
-    name: str
-    args: Mapping[str, object]
-
-
-@dataclass(frozen=True, slots=True)
 class Verdict:
     """BFCL's verdict on a call or a case, with BFCL's error type."""
 
@@ -118,24 +120,16 @@ class Verdict:
 
 
 _OK = Verdict(valid=True)
+_OK_VARIABLE = Verdict(valid=True, param="variable")
 
 
 def _fail(error_type: ErrorType, message: str, param: str | None = None) -> Verdict:
     return Verdict(valid=False, error_type=error_type, message=message, param=param)
 
 
-def standardize_string(text: str) -> str:
-    """BFCL's `standardize_string`: drop spaces and `,./-_*^`, lowercase, `'` -> `"`."""
-    return _PUNCTUATION.sub("", text).lower().replace("'", '"')
-
-
-def _std(value: object) -> object:
-    return standardize_string(value) if type(value) is str else value
-
-
 def check_calls(
     functions: Sequence[BfclFunction],
-    expected: Sequence[BfclCall],
+    expected: Sequence[BfclAnswer],
     actual: Sequence[BfclCall],
     *,
     language: Language,
@@ -150,47 +144,60 @@ def check_calls(
         return _fail("wrong_count", "Wrong number of functions.")
     used: list[int] = []
     for answer in expected:
-        doc = next((f for f in functions if f.name == answer.name), None)
+        doc = _doc(functions, answer.name)
         if doc is None:
             return _fail("missing_doc", f"no function doc for {answer.name!r}")
         verdict = _OK
         for j, call in enumerate(actual):
             if j in used:
                 continue
-            verdict = check_one(doc, call, answer.args, language=language)
+            verdict = check_one(doc, call, answer, language=language)
             if verdict.valid:
                 used.append(j)
                 break
         if not verdict.valid:
             return verdict
-    return Verdict(valid=True, pairs=tuple(enumerate(used)))
+    return _valid(tuple(enumerate(used)))
+
+
+def _doc(functions: Sequence[BfclFunction], name: str) -> BfclFunction | None:
+    for function in functions:
+        if function.name == name:
+            return function
+    return None
+
+
+@lru_cache(maxsize=256)
+def _valid(pairs: tuple[tuple[int, int], ...]) -> Verdict:
+    return Verdict(valid=True, pairs=pairs)
 
 
 def check_one(
     doc: BfclFunction,
     call: BfclCall,
-    answer: Mapping[str, object],
+    answer: BfclAnswer,
     *,
     language: Language,
 ) -> Verdict:
     """BFCL's `simple_function_checker`: one call against one possible answer."""
     # Models whose API forbids dots answer `uber_ride` for `uber.ride`; BFCL renames
     # per model, toolscore accepts both spellings.
-    if call.name not in (doc.name, doc.name.replace(".", "_")):
+    if call.name != doc.name and call.name != doc.name.replace(".", "_"):
         return _fail("wrong_func_name", f"Function name {doc.name!r} not found in model output.")
+    args = call.arguments
     for param in doc.required:
-        if param not in call.args:
+        if param not in args:
             return _fail("missing_required", f"Missing required parameter: {param!r}.", param)
-    for param, value in call.args.items():
+    for param, value in args.items():
         spec = doc.params.get(param)
-        if spec is None or param not in answer:
+        options = answer.options.get(param)
+        if spec is None or options is None:
             return _fail("unexpected_param", f"Unexpected parameter: {param!r}.", param)
-        options = answer[param]
-        verdict = _check_param(param, value, spec, _as_list(options), language)
+        verdict = _check_param(param, value, spec, options, language)
         if not verdict.valid:
             return verdict
-    for param, options in answer.items():
-        if param not in call.args and "" not in _as_list(options):
+    for param, options in answer.options.items():
+        if param not in args and not options.optional:
             return _fail(
                 "missing_optional",
                 f"Optional parameter {param!r} not provided and not marked as optional.",
@@ -199,12 +206,8 @@ def check_one(
     return _OK
 
 
-def _as_list(options: object) -> list[object]:
-    return list(options) if isinstance(options, list | tuple) else [options]
-
-
 def _check_param(
-    param: str, value: object, spec: BfclParam, options: list[object], language: Language
+    param: str, value: object, spec: BfclParam, options: Options, language: Language
 ) -> Verdict:
     nested: type | None = None
     if language == "python":
@@ -221,17 +224,22 @@ def _check_param(
         if isinstance(converted, Verdict):
             return converted
         value, expected, nested = converted
-    typed = _type_check(param, value, options, expected, nested)
+    values = options.values
+    answer = options.answer_type
+    if nested is None and type(value) is expected:  # `_type_check`'s commonest case
+        typed = _OK_VARIABLE if answer is not None and answer is not expected else _OK
+    else:
+        typed = _type_check(param, value, values, expected, nested, answer=answer)
     if not typed.valid:
         return typed
-    if typed.param != "variable":
+    if typed.param != "variable" and expected in _SPECIAL:
         special = _special_check(param, value, options, expected, nested)
         if special is not None:
             return special
-    if not _contains(options, value):
+    if not contains(values, value):
         return _fail(
             "value_error:others",
-            f"Invalid value for parameter {param!r}: {value!r}. Expected one of {options}.",
+            f"Invalid value for parameter {param!r}: {value!r}. Expected one of {values}.",
             param,
         )
     return _OK
@@ -266,45 +274,35 @@ def _convert(
     return value, expected, nested
 
 
-def _contains(options: Sequence[object], value: object) -> bool:
-    # Python's `in`, as BFCL uses it: `==` across types (True == 1, 1 == 1.0).
-    return any(option == value for option in options)
-
-
-def _answer_type(options: Sequence[object]) -> type | None:
-    """BFCL's `get_possible_answer_type`: the type of the first non-optional answer."""
-    return next((type(o) for o in options if o != ""), None)
-
-
 def _type_check(
     param: str,
     value: object,
     options: Sequence[object],
     expected: type,
     nested: type | None,
+    *,
+    answer: type | None,
 ) -> Verdict:
-    """BFCL's `type_checker`; a valid verdict with param `variable` marks is_variable."""
-    answer_type = _answer_type(options)
+    """BFCL's `type_checker` (`answer`: `answer_type(options)`); param `variable`: is_variable."""
     # A possible answer of another type than the doc's is a variable name (a string).
-    variable = answer_type is not None and answer_type is not expected
-    ok = Verdict(valid=True, param="variable" if variable else None)
+    ok = _OK_VARIABLE if answer is not None and answer is not expected else _OK
     nested_failed = False
     if type(value) is expected:
         if nested is None:
             return ok
         for option in options:
-            if (
-                type(option) is list
-                and isinstance(value, list)
-                and not all(_type_check(param, v, option, nested, None).valid for v in value)
-            ):
-                continue
+            if type(option) is list and isinstance(value, list):
+                inner = answer_type(option)
+                if not all(
+                    _type_check(param, v, option, nested, None, answer=inner).valid for v in value
+                ):
+                    continue
             return ok
         nested_failed = True
-    if answer_type is not None and type(value) is answer_type:
+    if answer is not None and type(value) is answer:
         if nested_failed:
             return _fail("type_error:nested", f"Nested type checking failed for {param!r}.", param)
-        return Verdict(valid=True, param="variable")
+        return _OK_VARIABLE
     return _fail(
         "type_error:simple",
         f"Incorrect type for parameter {param!r}. Expected type {expected.__name__}, "
@@ -314,29 +312,31 @@ def _type_check(
 
 
 def _special_check(
-    param: str, value: object, options: list[object], expected: type, nested: type | None
+    param: str, value: object, options: Options, expected: type, nested: type | None
 ) -> Verdict | None:
+    values = options.values
     if expected is dict and isinstance(value, dict):
-        return _dict_check(param, value, options)
+        return _dict_check(param, value, values)
     if expected is list and nested is dict and isinstance(value, list):
-        return _list_dict_check(param, value, options)
+        return _list_dict_check(param, value, values)
     if expected is str and isinstance(value, str):
-        wanted = [standardize_string(o) for o in options if type(o) is str]
-        if standardize_string(value) in wanted:
+        if standardize_string(value) in options.strings:
             return _OK
         return _fail(
             "value_error:string",
-            f"Invalid value for parameter {param!r}: {value!r}. Expected one of {options}.",
+            f"Invalid value for parameter {param!r}: {value!r}. Expected one of {values}.",
             param,
         )
     if expected is list and isinstance(value, list):
-        given = [_std(v) for v in value]
-        wanted_lists = [[_std(x) for x in o] for o in options if isinstance(o, list | str)]
-        if any(given == w for w in wanted_lists):
+        given = [std(v) for v in value]
+        # A string answer is compared as the list of its characters, as BFCL does.
+        if any(given == w for w in options.lists) or any(
+            given == [std(x) for x in o] for o in values if isinstance(o, str)
+        ):
             return _OK
         return _fail(
             "value_error:list/tuple",
-            f"Invalid value for parameter {param!r}: {value!r}. Expected one of {options}.",
+            f"Invalid value for parameter {param!r}: {value!r}. Expected one of {values}.",
             param,
         )
     return None
@@ -360,15 +360,15 @@ def _dict_one(param: str, value: Mapping[str, object], option: Mapping[str, obje
     for key, item in value.items():
         if key not in option:
             return _fail("value_error:dict_key", f"Unexpected dict key parameter: {key!r}.", param)
-        wanted = [_std(o) for o in _as_list(option[key])]
-        if not _contains(wanted, _std(item)):
+        wanted = [std(o) for o in as_list(option[key])]
+        if not contains(wanted, std(item)):
             return _fail(
                 "value_error:dict_value",
                 f"Invalid value for parameter {key!r}: {item!r}. Expected one of {wanted}.",
                 param,
             )
     for key, item in option.items():
-        if key not in value and "" not in _as_list(item):
+        if key not in value and "" not in as_list(item):
             return _fail("value_error:dict_key", f"Missing dict key parameter: {key!r}.", param)
     return _OK
 

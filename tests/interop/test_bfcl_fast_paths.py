@@ -1,0 +1,62 @@
+"""The `bfcl` profile's fast paths give exactly what the plain ones give, on the corpus."""
+
+from __future__ import annotations
+
+import pytest
+from bfcl_agreement import Group, load_corpus, model_output
+
+from toolscore.extract import Extraction, extract_calls
+from toolscore.extract._pyliteral import read_call_block
+from toolscore.extract._pythonic import _unwrap, read_simple_block
+from toolscore.judge import judge
+from toolscore.match._bfcl_answer import prepare_answer
+from toolscore.results import CaseResult
+
+
+@pytest.fixture(scope="module")
+def corpus() -> list[Group]:
+    return load_corpus()
+
+
+def test_read_simple_block_corpus_outputs_read_as_ast_does(corpus: list[Group]) -> None:
+    read = 0
+    for group in corpus:
+        for item in group.items:
+            output = model_output(item)
+            if not isinstance(output, str):
+                continue
+            whole = _unwrap(output)
+            fast = read_simple_block(whole)
+            if fast is not None:
+                read += 1
+                assert fast == read_call_block(whole), whole
+    assert read > 1000  # the plain reader does read most prompting outputs
+
+
+def test_judge_bfcl_corpus_results_are_valid_models(corpus: list[Group]) -> None:
+    # Results and extractions are built without validation: validating their dump must
+    # give back equal models with the same fields set.
+    for group in corpus:
+        for item in group.items:
+            extraction = extract_calls(model_output(item))
+            assert Extraction.model_validate(extraction.model_dump()) == extraction
+            result = judge(group.case, extraction, tools=group.tools, profile="bfcl")
+            validated = CaseResult.model_validate(result.model_dump())
+            assert validated == result
+            assert result.model_fields_set == set(CaseResult.model_fields)
+
+
+def test_prepare_answer_options_hold_what_the_checker_derives() -> None:
+    answer = prepare_answer(
+        "f", {"city": ["New York, NY", "NYC"], "unit": ["", "cm"], "xs": [[1, "A b"]], "n": 5}
+    )
+    city, unit, xs, n = (answer.options[k] for k in ("city", "unit", "xs", "n"))
+    assert city.values == ["New York, NY", "NYC"]
+    assert city.strings == ("newyorkny", "nyc")
+    assert city.answer_type is str
+    assert not city.optional
+    assert unit.optional
+    assert unit.answer_type is str  # the first value that is not ""
+    assert xs.lists == ([1, "ab"],)
+    assert n.values == [5]
+    assert n.answer_type is int

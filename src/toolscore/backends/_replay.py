@@ -8,13 +8,12 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
+from toolscore._files import decode_text, read_bytes, read_text
 from toolscore._json import JsonObject, JsonValue
 from toolscore.backends._types import BackendSettings, ChatReply, ChatRequest, ServerInfo
 from toolscore.errors import InputError
 
 __all__ = ["ReplayBackend", "ReplayRecord"]
-
-MAX_REPLAY_BYTES = 512 * 1024 * 1024
 
 
 class ReplayRecord(BaseModel):
@@ -47,20 +46,16 @@ class ReplayRecord(BaseModel):
         return self
 
 
-def read_replay_file(path: Path) -> dict[str, list[ReplayRecord]]:
+def read_replay_file(path: Path, text: str | None = None) -> dict[str, list[ReplayRecord]]:
     """Read and validate a responses file, keyed by case id.
+
+    `text` is the file's content when the caller has read it already.
 
     Raises:
         InputError: unreadable file or a bad line (the message gives the line).
     """
-    try:
-        if path.stat().st_size > MAX_REPLAY_BYTES:
-            raise InputError(f"larger than {MAX_REPLAY_BYTES} bytes", path=str(path))
-        text = path.read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise InputError(f"cannot read responses: {exc.strerror or exc}", path=str(path)) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text (byte {exc.start})", path=str(path)) from None
+    if text is None:
+        text = read_text(path)
     records: dict[str, list[ReplayRecord]] = defaultdict(list)
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -86,8 +81,9 @@ class ReplayBackend:
         self.model = file
         self.path = Path(file)
         self._settings = settings
-        self._records = read_replay_file(self.path)
-        self._sha256 = hashlib.sha256(self.path.read_bytes()).hexdigest()
+        data = read_bytes(self.path)  # read once: parsed, and hashed as the run's identity
+        self._records = read_replay_file(self.path, decode_text(data, name=file))
+        self._sha256 = hashlib.sha256(data).hexdigest()
 
     def settings(self) -> JsonObject:
         """The file replayed."""

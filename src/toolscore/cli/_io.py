@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
+from toolscore._files import parse_json
+from toolscore._files import read_text as read_text_file
 from toolscore._json import JsonValue
-from toolscore.errors import InputError
 
 __all__ = ["read_json", "read_text"]
 
@@ -18,19 +18,11 @@ def read_text(source: str) -> tuple[str, str]:
     """Read a file, or standard input for `-`; return (display name, text).
 
     Raises:
-        InputError: the file cannot be read or is not UTF-8.
+        InputError: the file cannot be read, is too large, or is not UTF-8.
     """
     if source == "-":
         return "<stdin>", sys.stdin.read(MAX_INPUT_BYTES)
-    path = Path(source)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror or exc}", path=source) from None
-    try:
-        return source, data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text (byte {exc.start})", path=source) from None
+    return source, read_text_file(Path(source), limit=MAX_INPUT_BYTES)
 
 
 def read_json(source: str) -> tuple[str, JsonValue]:
@@ -40,12 +32,4 @@ def read_json(source: str) -> tuple[str, JsonValue]:
         InputError: unreadable, or not JSON (the message gives line and column).
     """
     name, text = read_text(source)
-    try:
-        value: JsonValue = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"invalid JSON: {exc.msg}", path=name, location=f"line {exc.lineno} column {exc.colno}"
-        ) from None
-    except RecursionError:
-        raise InputError("JSON nested too deeply", path=name) from None
-    return name, value
+    return name, parse_json(text, name=name)

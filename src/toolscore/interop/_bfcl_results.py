@@ -12,13 +12,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from toolscore._files import read_text
 from toolscore._json import JsonObject, JsonValue
 from toolscore.backends import ReplayRecord
 from toolscore.errors import InputError
 
 __all__ = ["convert_bfcl_results", "convert_result"]
-
-_MAX_BYTES = 512 * 1024 * 1024
 
 
 def convert_result(case_id: str, result: JsonValue, latency: JsonValue = None) -> ReplayRecord:
@@ -70,14 +69,7 @@ def convert_bfcl_results(path: str | Path) -> list[ReplayRecord]:
             (the message gives the line number).
     """
     source = Path(path)
-    try:
-        if source.stat().st_size > _MAX_BYTES:
-            raise InputError(f"larger than {_MAX_BYTES} bytes", path=str(source))
-        text = source.read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", path=str(source)) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text (byte {exc.start})", path=str(source)) from None
+    text = read_text(source)
     out: list[ReplayRecord] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():

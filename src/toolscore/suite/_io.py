@@ -7,13 +7,13 @@ all files are reported together in one `SuiteError`.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from toolscore._files import parse_json, read_text
 from toolscore._json import JsonObject, JsonValue
 from toolscore.errors import SuiteError
 from toolscore.suite._builtin import builtin_suite_names, builtin_suite_text
@@ -87,23 +87,11 @@ def parse_suite(text: str, *, name: str = "<suite>") -> Suite:
 
 
 def _read(path: Path) -> str:
-    try:
-        return path.read_bytes().decode("utf-8-sig")
-    except OSError as exc:
-        raise SuiteError(f"cannot read file: {exc.strerror or exc}", path=str(path)) from None
-    except UnicodeDecodeError as exc:
-        raise SuiteError(f"not UTF-8 text (byte {exc.start})", path=str(path)) from None
+    return read_text(path, error=SuiteError)
 
 
 def _parse(text: str, name: str) -> SourceFile:
-    try:
-        data: JsonValue = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise SuiteError(
-            f"invalid JSON: {exc.msg}", path=name, location=f"line {exc.lineno} column {exc.colno}"
-        ) from None
-    except RecursionError:
-        raise SuiteError("JSON nested too deeply", path=name) from None
+    data = parse_json(text, name=name, error=SuiteError)
     if not isinstance(data, dict):
         raise SuiteError("a suite file must hold a JSON object", path=name, location="$")
     return SourceFile(name, data, text)

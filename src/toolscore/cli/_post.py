@@ -78,7 +78,10 @@ def after_run(result: RunResult, options: PostRunOptions) -> int:
         )
     metrics = toolscore.compute_metrics(result, seed=result.seed or 0)
     if not options.quiet:
-        typer.echo(toolscore.render_report(result, "text", comparison=comparison, metrics=metrics))
+        typer.echo(
+            toolscore.render_report(result, "text", comparison=comparison, metrics=metrics),
+            nl=False,
+        )
     for fmt in REPORT_FORMATS:
         if fmt in options.reports:
             path = toolscore.write_report(

@@ -9,7 +9,7 @@ import typer
 
 import toolscore
 from toolscore._json import JsonValue
-from toolscore.calls import as_calls
+from toolscore.calls import ToolCall, as_calls
 from toolscore.cli._io import read_json
 
 __all__ = ["score"]
@@ -39,18 +39,18 @@ def score(
     else:
         act_name, act_calls = read_json(actual)
         exp_calls = first
-    _check(exp_calls, "expected", exp_name)
-    _check(act_calls, "actual", act_name)
-    result = toolscore.score_calls(exp_calls, act_calls, order=order)  # type: ignore[arg-type]
+    result = toolscore.score_calls(
+        _calls(exp_calls, "expected", exp_name), _calls(act_calls, "actual", act_name), order=order
+    )
     if as_json:
         typer.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
     else:
         typer.echo(result.summary)
 
 
-def _check(calls: JsonValue, side: str, file: str) -> None:
-    """Validate one side up front, so the error names the file it came from."""
+def _calls(calls: JsonValue, side: str, file: str) -> tuple[ToolCall, ...]:
+    """Read one side, so that an error names the file it came from."""
     try:
-        as_calls(calls, side=side)
+        return as_calls(calls, side=side)
     except toolscore.InputError as exc:
         raise toolscore.InputError(exc.message, path=file) from None

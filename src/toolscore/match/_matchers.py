@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import Literal, get_args
 
 from toolscore._json import JsonValue
 
@@ -42,18 +42,7 @@ MatcherName = Literal[
     "$icase",
     "$literal",
 ]
-MATCHER_NAMES: tuple[MatcherName, ...] = (
-    "$any_of",
-    "$regex",
-    "$contains",
-    "$approx",
-    "$type",
-    "$present",
-    "$absent",
-    "$unordered",
-    "$icase",
-    "$literal",
-)
+MATCHER_NAMES: tuple[MatcherName, ...] = get_args(MatcherName)
 """Every matcher name, in the order the documentation lists them."""
 
 JSON_TYPES = ("string", "integer", "number", "boolean", "array", "object", "null")

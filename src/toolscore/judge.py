@@ -25,13 +25,14 @@ from toolscore.match._matchers import MatcherError, matcher_problems
 from toolscore.results import CaseResult, PairResult, Status
 from toolscore.suite import Case, SuiteDefaults, ToolSpec
 
-__all__ = ["JudgeFn", "judge", "profiles", "register_profile"]
+__all__ = ["JudgeFn", "judge", "profile_reads_any_name", "profiles", "register_profile"]
 
 _RUBRICS: tuple[str, ...] = get_args(RubricName)
 _DEFAULT_PROFILE = "default"
 # Profiles provided by toolscore's own modules, imported on first use.
 _BUILTIN_PROFILES = {"bfcl": "toolscore.match._bfcl"}
 _profiles: dict[str, JudgeFn] = {}
+_reads_any_name: set[str] = set()
 
 
 class JudgeFn(Protocol):
@@ -51,12 +52,14 @@ class JudgeFn(Protocol):
         ...
 
 
-def register_profile(name: str, fn: JudgeFn) -> None:
+def register_profile(name: str, fn: JudgeFn, *, reads_any_name: bool = False) -> None:
     """Make `judge(..., profile=name)` judge with `fn`.
 
     Args:
         name: the profile name, e.g. `bfcl`.
         fn: a function with `judge`'s signature (without `profile`).
+        reads_any_name: the profile judges calls of any name, so extraction must not use
+            the offered tools to set aside look-alike calls (BFCL's checker reads them all).
 
     Raises:
         ConfigError: `name` is `default` (the built-in rules cannot be replaced) or empty.
@@ -64,6 +67,21 @@ def register_profile(name: str, fn: JudgeFn) -> None:
     if not name or name == _DEFAULT_PROFILE:
         raise ConfigError(f"cannot register a judge profile named {name!r}")
     _profiles[name] = fn
+    if reads_any_name:
+        _reads_any_name.add(name)
+    else:
+        _reads_any_name.discard(name)
+
+
+def profile_reads_any_name(name: str) -> bool:
+    """Whether extraction for this profile should keep calls of tools not offered.
+
+    Raises:
+        ConfigError: unknown profile.
+    """
+    if name != _DEFAULT_PROFILE:
+        _profile(name)  # imports a built-in profile, so that it has registered itself
+    return name in _reads_any_name
 
 
 def profiles() -> list[str]:

@@ -23,7 +23,7 @@ from toolscore import (
     ToolSpec,
 )
 from toolscore import judge as judge_module_attr
-from toolscore.judge import judge, profiles, register_profile
+from toolscore.judge import judge, profile_reads_any_name, profiles, register_profile
 
 SEARCH = ToolSpec(
     name="search",
@@ -173,6 +173,25 @@ def test_register_profile_custom_profile_is_used(monkeypatch: pytest.MonkeyPatch
     assert result.status is Status.CORRECT
     assert seen == ["c1"]
     assert "lenient" in profiles()
+
+
+def test_profile_reads_any_name_follows_registration(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = sys.modules["toolscore.judge"]
+    monkeypatch.setattr(module, "_profiles", {})
+    monkeypatch.setattr(module, "_reads_any_name", set())
+    register_profile("open", judge, reads_any_name=True)
+    register_profile("closed", judge)
+    assert profile_reads_any_name("open")
+    assert not profile_reads_any_name("closed")
+    assert not profile_reads_any_name("default")
+    register_profile("open", judge)  # registering again replaces the declaration
+    assert not profile_reads_any_name("open")
+    with pytest.raises(ConfigError, match="unknown judge profile"):
+        profile_reads_any_name("nope")
+
+
+def test_bfcl_profile_reads_any_name() -> None:
+    assert profile_reads_any_name("bfcl")
 
 
 def test_judge_builtin_profile_imported_lazily(

@@ -255,4 +255,4 @@ def _details(verdict: Verdict | None) -> tuple[Mismatch, ...]:
     return (Mismatch(path=path, reason=reason, message=message),)
 
 
-register_profile("bfcl", judge_bfcl)
+register_profile("bfcl", judge_bfcl, reads_any_name=True)

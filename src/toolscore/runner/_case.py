@@ -13,7 +13,7 @@ from toolscore.backends import Backend, ChatReply, ChatRequest, NameMap, extract
 from toolscore.calls import ToolCall
 from toolscore.errors import BackendError, BackendTimeout, BackendUnreachable
 from toolscore.extract import Extraction, extract_calls
-from toolscore.judge import judge
+from toolscore.judge import judge, profile_reads_any_name
 from toolscore.results import CaseResult, Status
 from toolscore.suite import Case, Rubric, Suite, ToolSpec
 
@@ -157,9 +157,11 @@ def judge_output(
 
     `offered` are the tools as the model saw them (possibly renamed for the server).
     """
-    # BFCL's checker reads a call of any name, so its profile must see every call;
-    # the default profile lets the offered tools reject look-alike JSON in prose.
-    extraction = extract_calls(extractable(raw), tools=None if profile == "bfcl" else offered)
+    # A profile that judges calls of any name (bfcl) must see every call; otherwise the
+    # offered tools let extraction set aside look-alike JSON in prose.
+    extraction = extract_calls(
+        extractable(raw), tools=None if profile_reads_any_name(profile) else offered
+    )
     extraction = _renamed(extraction, names)
     return judge(
         case,

@@ -31,14 +31,16 @@ def _actual(actual: object, tools: Sequence[ToolSpec] | None) -> Extraction | tu
     return as_calls(actual, side="actual")
 
 
-def _tools(tools: object, names: set[str]) -> list[ToolSpec]:
-    if tools is None:
-        # No definitions given: offer every tool named on either side, with open schemas,
-        # so the verdict rests on names and values alone.
-        return [ToolSpec(name=n, parameters={"type": "object"}) for n in sorted(names)]
+def _specs(tools: object) -> list[ToolSpec]:
     if not isinstance(tools, Sequence) or isinstance(tools, str):
         raise InputError("tools: must be a list of tool definitions")
     return [t if isinstance(t, ToolSpec) else ToolSpec.model_validate(t) for t in tools]
+
+
+def _open_specs(names: set[str]) -> list[ToolSpec]:
+    # No definitions given: offer every tool named on either side, with open schemas,
+    # so the verdict rests on names and values alone.
+    return [ToolSpec(name=n, parameters={"type": "object"}) for n in sorted(names)]
 
 
 def _case(case: Case | Mapping[str, Any]) -> Case:
@@ -66,14 +68,12 @@ def judge_calls(
     from toolscore.judge import judge
 
     the_case = _case(case)
-    specs = _tools(tools, set()) if tools is not None else None
+    specs = _specs(tools) if tools is not None else None
     found = _actual(actual, specs)
-    calls = found.calls if isinstance(found, Extraction) else found
     if specs is None:
-        expected_names = {
-            c.name for alt in (the_case.expected, *the_case.alternatives) for c in alt
-        }
-        specs = _tools(None, expected_names | {c.name for c in calls})
+        calls = found.calls if isinstance(found, Extraction) else found
+        named = {c.name for alt in (the_case.expected, *the_case.alternatives) for c in alt}
+        specs = _open_specs(named | {c.name for c in calls})
     return judge(the_case, found, tools=specs, rubric=rubric, strict=strict)
 
 

@@ -83,10 +83,6 @@ def _check_level(level: float) -> None:
         raise ValueError(f"confidence level must be between 0 and 1, got {level}")
 
 
-def _z(level: float) -> float:
-    return float(_scipy().norm.ppf(0.5 + level / 2.0))
-
-
 def wilson_interval(successes: int, n: int, *, level: float = 0.95) -> Interval:
     """Wilson score interval for a binomial rate `successes / n`.
 

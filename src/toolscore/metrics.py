@@ -25,8 +25,6 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from toolscore._json import JsonObject, JsonValue
 from toolscore.results import CaseResult, RunResult, Status
 from toolscore.stats import Interval, bootstrap_mean_interval, wilson_interval
@@ -234,6 +232,8 @@ def compute_metrics(run: RunResult, *, seed: int = 0) -> RunMetrics:
         >>> f"{m.accuracy.rate:.1%}"  # doctest: +SKIP
         '84.0%'
     """
+    import numpy as np  # deferred: numpy costs ~90 ms at import
+
     results = run.results
     scored = [r for r in results if r.status.scored]
     passed = sum(r.status is Status.CORRECT for r in scored)
@@ -359,6 +359,8 @@ def _pass_hat_k(per_case: Sequence[CaseConsistency], k: int) -> float | None:
 
 
 def _latency(results: Sequence[CaseResult]) -> tuple[float | None, float | None]:
+    import numpy as np  # deferred: numpy costs ~90 ms at import
+
     values = [r.latency_ms for r in results if r.latency_ms is not None]
     if not values:
         return None, None

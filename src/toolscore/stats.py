@@ -31,8 +31,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from toolscore._json import JsonObject
 
 __all__ = [
@@ -142,6 +140,8 @@ def bootstrap_mean_interval(
         >>> a == bootstrap_mean_interval([0, 0.5, 1, 1], seed=7)
         True
     """
+    import numpy as np  # deferred: numpy costs ~90 ms at import
+
     _check_level(level)
     if resamples < 100:
         raise ValueError(f"need at least 100 resamples, got {resamples}")

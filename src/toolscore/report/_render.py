@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 import tempfile
@@ -12,12 +13,6 @@ from typing import Literal, get_args
 from toolscore.compare import Comparison
 from toolscore.errors import ConfigError
 from toolscore.metrics import RunMetrics
-from toolscore.report._html import render_html
-from toolscore.report._json_report import render_json
-from toolscore.report._junit import render_junit
-from toolscore.report._markdown import render_markdown
-from toolscore.report._prometheus import render_prometheus
-from toolscore.report._text import render_text
 from toolscore.report._view import ReportInput, build_input
 from toolscore.results import RunResult
 
@@ -31,14 +26,27 @@ ReportFormat = Literal["text", "json", "markdown", "html", "junit", "prometheus"
 REPORT_FORMATS: tuple[ReportFormat, ...] = get_args(ReportFormat)
 """Every report format, in the order the command line lists them."""
 
-_WRITERS: dict[str, Callable[[ReportInput], str]] = {
-    "text": render_text,
-    "json": render_json,
-    "markdown": render_markdown,
-    "html": render_html,
-    "junit": render_junit,
-    "prometheus": render_prometheus,
+_WRITERS: dict[str, str] = {
+    "text": "_text:render_text",
+    "json": "_json_report:render_json",
+    "markdown": "_markdown:render_markdown",
+    "html": "_html:render_html",
+    "junit": "_junit:render_junit",
+    "prometheus": "_prometheus:render_prometheus",
 }
+"""Format -> `module:function`, imported on first use: jinja2 and prometheus-client load
+only for the formats that need them, not with every `import toolscore`."""
+
+
+def _writer(format: str) -> Callable[[ReportInput], str] | None:
+    target = _WRITERS.get(format)
+    if target is None:
+        return None
+    module, name = target.split(":")
+    writer: Callable[[ReportInput], str] = getattr(
+        importlib.import_module(f"toolscore.report.{module}"), name
+    )
+    return writer
 
 
 def render_report(
@@ -69,7 +77,7 @@ def render_report(
         >>> text.splitlines()[0]  # doctest: +SKIP
         'Tool-Call Correctness Report'
     """
-    writer = _WRITERS.get(format)
+    writer = _writer(format)
     if writer is None:
         raise ConfigError(
             f"unknown report format {format!r} (choose from {', '.join(REPORT_FORMATS)})"

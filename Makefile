@@ -1,4 +1,4 @@
-# toolscore: `make run` sets up and runs the main job; `make test` sets up and runs the checks.
+# toolgrade: `make run` sets up and runs the main job; `make test` sets up and runs the checks.
 # Works with only python3, pip, make and git installed.
 
 PYTHON ?= python3
@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml
 	$(PY) -c "import pathlib; pathlib.Path('$(STAMP)').touch()"
 
 run: $(STAMP)
-	$(BIN)/toolscore evaluate --suite coding-agent --responses examples/sample-responses.jsonl
+	$(BIN)/toolgrade evaluate --suite coding-agent --responses examples/sample-responses.jsonl
 
 test: $(STAMP) browser lint typecheck pytest
 

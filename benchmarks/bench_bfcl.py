@@ -1,7 +1,7 @@
 """Benchmark: score BFCL's simple_python (400 entries) with the `bfcl` profile.
 
 Each entry's model output is BFCL's own ground truth written as a prompting-style answer
-(`[func(a=1, ...)]`). toolscore extracts the calls and judges them with the `bfcl`
+(`[func(a=1, ...)]`). toolgrade extracts the calls and judges them with the `bfcl`
 profile; when bfcl-eval is available (installed here, or in .venv-bfcl from
 `make bfcl-verdicts`), its own decoder and checker score the same texts and the ratio is
 printed. Target: at least as fast as bfcl-eval.
@@ -54,7 +54,7 @@ def find_data(given: str | None) -> Path | None:
 
 def bfcl_rows(data: Path) -> list[dict[str, Any]]:
     """BFCL's entries with their possible answers and the ground-truth output text."""
-    from toolscore.interop._bfcl_data import BfclCategory, open_bfcl_data
+    from toolgrade.interop._bfcl_data import BfclCategory, open_bfcl_data
 
     source = open_bfcl_data(data)
     rows = []
@@ -76,26 +76,26 @@ def _best(run: Any, rounds: int) -> float:
     return best
 
 
-def time_toolscore(data: Path, rows: list[dict[str, Any]], rounds: int) -> dict[str, float]:
+def time_toolgrade(data: Path, rows: list[dict[str, Any]], rounds: int) -> dict[str, float]:
     """Entries/s: extraction + judge, and the judge alone (on extracted calls)."""
-    import toolscore
+    import toolgrade
 
-    suite = toolscore.import_bfcl([CATEGORY], data_dir=data)
+    suite = toolgrade.import_bfcl([CATEGORY], data_dir=data)
     cases = {c.id: c for c in suite.cases}
     work = [(cases[r["id"]], suite.tools_for(cases[r["id"]]), r["text"]) for r in rows]
-    extracted = [toolscore.extract_calls(text) for _, _, text in work]
+    extracted = [toolgrade.extract_calls(text) for _, _, text in work]
     passed = sum(
-        toolscore.judge(c, e, tools=t, profile="bfcl").status.value == "correct"
+        toolgrade.judge(c, e, tools=t, profile="bfcl").status.value == "correct"
         for (c, t, _), e in zip(work, extracted, strict=True)
     )
 
     def full() -> None:
         for case, tools, text in work:
-            toolscore.judge(case, toolscore.extract_calls(text), tools=tools, profile="bfcl")
+            toolgrade.judge(case, toolgrade.extract_calls(text), tools=tools, profile="bfcl")
 
     def judge_only() -> None:
         for (case, tools, _), extraction in zip(work, extracted, strict=True):
-            toolscore.judge(case, extraction, tools=tools, profile="bfcl")
+            toolgrade.judge(case, extraction, tools=tools, profile="bfcl")
 
     n = len(work)
     return {"full": n / _best(full, rounds), "check": n / _best(judge_only, rounds), "pass": passed}
@@ -173,20 +173,20 @@ def main() -> int:
         return 0
     rows = bfcl_rows(data)
     # The machine may be shared: alternate the two timings twice, keep each one's best.
-    ours = time_toolscore(data, rows, args.rounds)
+    ours = time_toolgrade(data, rows, args.rounds)
     theirs = time_bfcl(rows, args.rounds)
-    ours = _merge(ours, time_toolscore(data, rows, args.rounds))
+    ours = _merge(ours, time_toolgrade(data, rows, args.rounds))
     if theirs is not None:
         theirs = _merge(theirs, time_bfcl(rows, args.rounds))
     print(f"BFCL {CATEGORY}: {len(rows)} entries, ground-truth answers as prompting text")
-    print(f"toolscore, extract + judge (profile bfcl): {ours['full']:10,.0f} entries/s")
-    print(f"toolscore, judge only:                     {ours['check']:10,.0f} entries/s")
+    print(f"toolgrade, extract + judge (profile bfcl): {ours['full']:10,.0f} entries/s")
+    print(f"toolgrade, judge only:                     {ours['check']:10,.0f} entries/s")
     if theirs is None:
         print("bfcl-eval not installed (make bfcl-verdicts installs it in .venv-bfcl): no ratio")
         return 0
     print(f"bfcl-eval, decode + ast_checker:           {theirs['full']:10,.0f} entries/s")
     print(f"bfcl-eval, ast_checker only:               {theirs['check']:10,.0f} entries/s")
-    print(f"passing: toolscore {ours['pass']:.0f}, bfcl-eval {theirs['pass']:.0f} of {len(rows)}")
+    print(f"passing: toolgrade {ours['pass']:.0f}, bfcl-eval {theirs['pass']:.0f} of {len(rows)}")
     ratio = ours["full"] / theirs["full"]
     verdict = "met" if ratio >= 1 else "missed"
     print(f"ratio with extraction: {ratio:.2f}x (target >= 1.00x: {verdict});")

@@ -1,7 +1,7 @@
 """Benchmark: comparing two 10,000-case runs (target: < 1 s).
 
 Timed three ways: `compare_runs` on runs already in memory (the target), the whole
-`toolscore compare A B` path (resolve both runs from the SQLite history, then compare),
+`toolgrade compare A B` path (resolve both runs from the SQLite history, then compare),
 and `compute_metrics` on one run (with its 2,000-resample bootstrap), for information.
 Each figure is the median of 5 timings.
 
@@ -19,7 +19,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from toolscore import CaseResult, RunResult, compare_runs, compute_metrics, resolve_run, save_run
+from toolgrade import CaseResult, RunResult, compare_runs, compute_metrics, resolve_run, save_run
 
 TARGET_S = 1.0
 CASES = 10_000
@@ -56,7 +56,7 @@ def make_run(run_id: str, accuracy: float, seed: int) -> RunResult:
         suite_version="1",
         suite_hash="h",
         model="bench/model",
-        toolscore_version="0",
+        toolgrade_version="0",
         started_at=datetime.now(UTC),
         results=tuple(results),
     )
@@ -76,7 +76,7 @@ def main() -> int:
     in_memory = median_seconds(lambda: compare_runs(base, cand))
     print(f"compare_runs, 2 x {CASES:,} cases: {in_memory:.3f} s (target < {TARGET_S:.0f} s)")
     with tempfile.TemporaryDirectory() as tmp:
-        db = Path(tmp) / "toolscore.db"
+        db = Path(tmp) / "toolgrade.db"
         save = median_seconds(lambda: save_run(base, db=db), repeat=3)
         save_run(cand, db=db)
         end_to_end = median_seconds(

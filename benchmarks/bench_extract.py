@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from _timing import describe, time_calls
 
-from toolscore import extract_calls
+from toolgrade import extract_calls
 
 DATA = Path(__file__).parents[1] / "tests" / "data" / "extract"
 MEDIAN_US, P99_US, HOSTILE_MS = 50.0, 1000.0, 100.0

@@ -21,8 +21,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from _timing import describe, time_calls
 
-from toolscore import Case, ToolSpec, judge
-from toolscore.calls import as_calls
+from toolgrade import Case, ToolSpec, judge
+from toolgrade.calls import as_calls
 
 TARGET_US = 100.0
 

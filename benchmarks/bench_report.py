@@ -1,6 +1,6 @@
 """Benchmark: every report format for a 1,000-case run (target: all six < 500 ms).
 
-The timed job is what `toolscore run` plus `--report` of every format does: compute the
+The timed job is what `toolgrade run` plus `--report` of every format does: compute the
 run's metrics once (with the 2,000-resample bootstrap), then render text, JSON, Markdown,
 HTML, JUnit XML and Prometheus, each with a baseline comparison attached. About 40% of
 the cases fail, each failure carrying a prompt, calls, argument differences and a
@@ -18,8 +18,8 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from toolscore import CaseResult, RunResult, compare_runs, compute_metrics, render_report
-from toolscore.report import REPORT_FORMATS
+from toolgrade import CaseResult, RunResult, compare_runs, compute_metrics, render_report
+from toolgrade.report import REPORT_FORMATS
 
 TARGET_MS = 500.0
 CASES = 1_000
@@ -78,7 +78,7 @@ def make_run(run_id: str, accuracy: float, seed: int) -> RunResult:
         suite_version="1",
         suite_hash="sha256:bench",
         model="bench/model",
-        toolscore_version="0",
+        toolgrade_version="0",
         started_at=datetime(2026, 1, 1, tzinfo=UTC),
         finished_at=datetime(2026, 1, 1, 0, 10, tzinfo=UTC),
         results=tuple(_result(i, rng, accuracy) for i in range(CASES)),

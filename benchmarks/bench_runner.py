@@ -3,7 +3,7 @@
 Targets (issue 6): at least 500 cases/s at concurrency 32, and a peak memory below
 200 MB for a 5,000-case run. The server runs in a separate process (a minimal asyncio
 HTTP/1.1 server returning one canned chat completion with a tool call), so what is
-measured is toolscore's own cost per case: building the request, httpx, extraction,
+measured is toolgrade's own cost per case: building the request, httpx, extraction,
 judging, appending and flushing `results.jsonl` and `log.jsonl`.
 
 Run: .venv/bin/python benchmarks/bench_runner.py [--cases 5000] [--concurrency 32]
@@ -90,9 +90,9 @@ async def _serve() -> None:
 
 
 def _suite(n: int) -> object:
-    import toolscore
+    import toolgrade
 
-    return toolscore.Suite.model_validate(
+    return toolgrade.Suite.model_validate(
         {
             "name": "bench",
             "tools": [
@@ -134,16 +134,16 @@ def _bench(cases: int, concurrency: int) -> int:
         assert server.stdout is not None
         port = int(server.stdout.readline())
         with tempfile.TemporaryDirectory() as home:
-            os.environ["TOOLSCORE_HOME"] = home
-            import toolscore
+            os.environ["TOOLGRADE_HOME"] = home
+            import toolgrade
 
             suite = _suite(cases)
             before = _peak_rss_mb()
-            options = toolscore.RunOptions(
+            options = toolgrade.RunOptions(
                 base_url=f"http://127.0.0.1:{port}/v1", concurrency=concurrency, timeout=30
             )
             started = time.perf_counter()
-            run = toolscore.run_suite(suite, "openai/bench", options=options)  # type: ignore[arg-type]
+            run = toolgrade.run_suite(suite, "openai/bench", options=options)  # type: ignore[arg-type]
             elapsed = time.perf_counter() - started
             lines = len(
                 (Path(home) / "runs" / run.run_id / "results.jsonl").read_bytes().splitlines()

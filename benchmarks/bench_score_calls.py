@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from _timing import describe, time_calls
 
-from toolscore import score_calls
+from toolgrade import score_calls
 
 TARGET_US = 50.0
 TOOLS = ["read_file", "grep", "edit_file", "run_command", "list_directory", "git_diff"]

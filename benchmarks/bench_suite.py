@@ -9,7 +9,7 @@ the suite schema's validator) and the median of 20 warm calls. The 10,000-case s
 built by cycling the built-in cases under new ids (so it holds the same matchers,
 alternatives and conversations) and loaded from a file with `load_suite`: the median of
 3 timings, then its peak traced memory (tracemalloc, a separate run since tracing slows
-Python down), and the peak resident size of a fresh process that only imports toolscore
+Python down), and the peak resident size of a fresh process that only imports toolgrade
 and loads the file (both must stay under 200 MB).
 
 Run: .venv/bin/python benchmarks/bench_suite.py
@@ -26,8 +26,8 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from toolscore import load_suite, parse_suite
-from toolscore.suite._builtin import builtin_suite_text
+from toolgrade import load_suite, parse_suite
+from toolgrade.suite._builtin import builtin_suite_text
 
 BUILTIN_TARGET_MS = 100.0
 LARGE_TARGET_S = 2.0
@@ -68,9 +68,9 @@ def make_large(path: Path) -> None:
 _CHILD = """
 import sys
 from pathlib import Path
-import toolscore
+import toolgrade
 if sys.argv[1] != "-":
-    suite = toolscore.load_suite(sys.argv[1])
+    suite = toolgrade.load_suite(sys.argv[1])
 status = Path("/proc/self/status")
 if status.exists():  # VmHWM restarts at exec; ru_maxrss may keep the parent's peak
     line = next(x for x in status.read_text().splitlines() if x.startswith("VmHWM:"))
@@ -83,7 +83,7 @@ else:
 
 
 def _child_peak_rss_mb(path: str) -> float | None:
-    """Peak resident size of a fresh process that imports toolscore and loads `path`."""
+    """Peak resident size of a fresh process that imports toolgrade and loads `path`."""
     if sys.platform == "win32":
         return None
     out = subprocess.run(
@@ -122,7 +122,7 @@ def main() -> int:
         rss = _child_peak_rss_mb(str(path))
         base = _child_peak_rss_mb("-")
     rss_text = (
-        f"; a fresh process importing toolscore and loading it peaks at {rss:.0f} MB RSS"
+        f"; a fresh process importing toolgrade and loading it peaks at {rss:.0f} MB RSS"
         f" ({base:.0f} MB for the import alone)"
         if rss is not None and base is not None
         else ""

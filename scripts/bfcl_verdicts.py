@@ -1,6 +1,6 @@
 """Record bfcl-eval's own verdicts on the agreement corpus (run by `make bfcl-verdicts`).
 
-Runs inside the bfcl-eval venv (.venv-bfcl), never in toolscore's: it builds the corpus
+Runs inside the bfcl-eval venv (.venv-bfcl), never in toolgrade's: it builds the corpus
 (scripts/bfcl_corpus.py) from the installed bfcl_eval package's data, decodes and checks
 every output exactly as BFCL's evaluator does (`_evaluate_single_ast_entry` and
 `_evaluate_single_relevance_entry` in bfcl_eval/eval_checker/eval_runner.py), and writes

@@ -1,4 +1,4 @@
-"""Shared fixtures: every test gets its own TOOLSCORE_HOME."""
+"""Shared fixtures: every test gets its own TOOLGRADE_HOME."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from toolscore.results import CaseResult, RunResult
+from toolgrade.results import CaseResult, RunResult
 
 
 @pytest.fixture(autouse=True)
-def toolscore_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Point TOOLSCORE_HOME at a fresh temporary folder."""
-    home = tmp_path / "toolscore-home"
-    monkeypatch.setenv("TOOLSCORE_HOME", str(home))
+def toolgrade_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point TOOLGRADE_HOME at a fresh temporary folder."""
+    home = tmp_path / "toolgrade-home"
+    monkeypatch.setenv("TOOLGRADE_HOME", str(home))
     return home
 
 
@@ -46,7 +46,7 @@ def _build_run(
             "suite_version": "1",
             "suite_hash": suite_hash,
             "model": model,
-            "toolscore_version": "0.0.0",
+            "toolgrade_version": "0.0.0",
             "started_at": datetime(2026, 1, 1, tzinfo=UTC),
             "results": built,
             **fields,

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from toolscore import AccuracyScore, CallPair, InputError, ToolCall, score_calls
-from toolscore.calls import as_calls
+from toolgrade import AccuracyScore, CallPair, InputError, ToolCall, score_calls
+from toolgrade.calls import as_calls
 
 CASES = json.loads((Path(__file__).parent / "data" / "calls" / "cases.json").read_text("utf-8"))
 

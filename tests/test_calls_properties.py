@@ -10,9 +10,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolscore import ToolCall, score_calls
-from toolscore.match import DEEP_EQUALITY, compare_values, deep_key
-from toolscore.match._keys import same_arguments
+from toolgrade import ToolCall, score_calls
+from toolgrade.match import DEEP_EQUALITY, compare_values, deep_key
+from toolgrade.match._keys import same_arguments
 
 NAMES = st.sampled_from(["a", "b", "c"])
 VALUES = st.one_of(st.integers(0, 2), st.booleans(), st.sampled_from(["x", "y"]), st.none())

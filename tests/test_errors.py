@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from toolscore import BackendUnreachable, InputError, SuiteError, ToolscoreError
+from toolgrade import BackendUnreachable, InputError, SuiteError, ToolgradeError
 
 
 def test_error_with_path_location_and_case_renders_all() -> None:
@@ -14,7 +14,7 @@ def test_error_with_path_location_and_case_renders_all() -> None:
 def test_suite_error_lists_every_problem() -> None:
     err = SuiteError("2 problems", path="s.json", problems=("a", "b"))
     assert str(err) == "s.json: 2 problems\n  - a\n  - b"
-    assert isinstance(err, ToolscoreError)
+    assert isinstance(err, ToolgradeError)
 
 
 def test_backend_unreachable_exits_three_and_names_url() -> None:

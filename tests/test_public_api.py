@@ -1,31 +1,31 @@
-"""The public API: everything importable from `toolscore`, sorted and complete."""
+"""The public API: everything importable from `toolgrade`, sorted and complete."""
 
 from __future__ import annotations
 
-import toolscore
+import toolgrade
 
 
 def test_public_all_is_sorted() -> None:
-    assert toolscore.__all__ == sorted(toolscore.__all__)
+    assert toolgrade.__all__ == sorted(toolgrade.__all__)
 
 
 def test_public_all_names_exist_and_are_unique() -> None:
-    assert len(set(toolscore.__all__)) == len(toolscore.__all__)
-    for name in toolscore.__all__:
-        assert hasattr(toolscore, name), name
+    assert len(set(toolgrade.__all__)) == len(toolgrade.__all__)
+    for name in toolgrade.__all__:
+        assert hasattr(toolgrade, name), name
 
 
 def test_public_all_lists_every_public_attribute() -> None:
     public = {
         name
-        for name, value in vars(toolscore).items()
-        if not name.startswith("_") and not isinstance(value, type(toolscore))
+        for name, value in vars(toolgrade).items()
+        if not name.startswith("_") and not isinstance(value, type(toolgrade))
     }
-    assert public <= set(toolscore.__all__)
+    assert public <= set(toolgrade.__all__)
 
 
 def test_errors_share_one_root() -> None:
-    for name in toolscore.__all__:
-        value = getattr(toolscore, name)
+    for name in toolgrade.__all__:
+        value = getattr(toolgrade, name)
         if isinstance(value, type) and issubclass(value, Exception):
-            assert issubclass(value, toolscore.ToolscoreError), name
+            assert issubclass(value, toolgrade.ToolgradeError), name

@@ -1,11 +1,11 @@
-"""A tiny example agent, to show how toolscore tests an agent's tool use.
+"""A tiny example agent, to show how toolgrade tests an agent's tool use.
 
 It is deliberately simple and deterministic — rules instead of a language model — so the
 example runs anywhere. A real agent would send `messages` and `tools` to a model and
-return the assistant message it got back; toolscore accepts that unchanged.
+return the assistant message it got back; toolgrade accepts that unchanged.
 
-toolscore calls it through the `python/` backend:
-    toolscore run --suite examples/agent/suite.json --model python/file_agent:respond
+toolgrade calls it through the `python/` backend:
+    toolgrade run --suite examples/agent/suite.json --model python/file_agent:respond
 """
 
 from __future__ import annotations

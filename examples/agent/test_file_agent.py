@@ -1,4 +1,4 @@
-"""The example agent's own tests, using toolscore's pytest plugin (no import needed)."""
+"""The example agent's own tests, using toolgrade's pytest plugin (no import needed)."""
 
 from __future__ import annotations
 
@@ -42,6 +42,6 @@ def test_small_talk_calls_no_tool(assert_tool_calls):
     assert_tool_calls(ask("Hello there"), None)
 
 
-@pytest.mark.toolscore(suite=SUITE, model="python/file_agent:respond", min_accuracy=1.0)
-def test_whole_suite_passes(toolscore_suite):
-    assert toolscore_suite.metrics.accuracy.n == 6
+@pytest.mark.toolgrade(suite=SUITE, model="python/file_agent:respond", min_accuracy=1.0)
+def test_whole_suite_passes(toolgrade_suite):
+    assert toolgrade_suite.metrics.accuracy.n == 6

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolscore import ToolCall, assert_tool_calls
+from toolgrade import ToolCall, assert_tool_calls
 
 
 def test_assert_tool_calls_semantic_match_passes() -> None:
@@ -112,7 +112,7 @@ def test_assert_tool_calls_schema_from_tools_coerces_strings() -> None:
 
 
 def test_assert_tool_calls_bad_expected_raises_input_error() -> None:
-    from toolscore import InputError
+    from toolgrade import InputError
 
     with pytest.raises(InputError, match=r"expected\[0\]"):
         assert_tool_calls([], [{"arguments": {}}])

@@ -51,7 +51,7 @@ def test_plugin_failure_output_shows_readable_diff(pytester: pytest.Pytester) ->
 
 def test_plugin_marker_is_registered(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest_subprocess("--markers")
-    result.stdout.fnmatch_lines(["*@pytest.mark.toolscore(suite, model, min_accuracy=None*"])
+    result.stdout.fnmatch_lines(["*@pytest.mark.toolgrade(suite, model, min_accuracy=None*"])
 
 
 def _suite_and_responses(tmp: Path, *, right: int, wrong: int) -> tuple[Path, Path]:
@@ -95,10 +95,10 @@ def test_plugin_marker_suite_passes_above_bound(pytester: pytest.Pytester) -> No
         f"""
         import pytest
 
-        @pytest.mark.toolscore(suite={str(suite)!r}, model="replay/{responses.as_posix()}",
+        @pytest.mark.toolgrade(suite={str(suite)!r}, model="replay/{responses.as_posix()}",
                                min_accuracy=0.9)
-        def test_suite(toolscore_suite):
-            assert toolscore_suite.metrics.accuracy.passed == 4
+        def test_suite(toolgrade_suite):
+            assert toolgrade_suite.metrics.accuracy.passed == 4
         """
     )
     pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
@@ -110,9 +110,9 @@ def test_plugin_marker_suite_fails_below_bound_with_failures(pytester: pytest.Py
         f"""
         import pytest
 
-        @pytest.mark.toolscore(suite={str(suite)!r}, model="replay/{responses.as_posix()}",
+        @pytest.mark.toolgrade(suite={str(suite)!r}, model="replay/{responses.as_posix()}",
                                min_accuracy=0.9)
-        def test_suite(toolscore_suite):
+        def test_suite(toolgrade_suite):
             pass
         """
     )
@@ -120,7 +120,7 @@ def test_plugin_marker_suite_fails_below_bound_with_failures(pytester: pytest.Py
     result.assert_outcomes(errors=1)
     out = result.stdout.str()
     for line in [
-        "toolscore: accuracy 75.0% (3/4) is below min_accuracy 90.0%",
+        "toolgrade: accuracy 75.0% (3/4) is below min_accuracy 90.0%",
         "Failures:",
         "  c3: Wrong value for 'path'",
         '    prompt:   "Read f3.md"',
@@ -131,9 +131,9 @@ def test_plugin_marker_suite_fails_below_bound_with_failures(pytester: pytest.Py
 
 
 def test_plugin_fixture_without_marker_fails_clearly(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile("def test_x(toolscore_suite):\n    pass\n")
+    pytester.makepyfile("def test_x(toolgrade_suite):\n    pass\n")
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(
-        ["*toolscore_suite needs @pytest.mark.toolscore(suite=..., model=...)*"]
+        ["*toolgrade_suite needs @pytest.mark.toolgrade(suite=..., model=...)*"]
     )

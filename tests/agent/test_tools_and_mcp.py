@@ -9,7 +9,7 @@ import anyio
 import jsonschema
 import pytest
 
-from toolscore import InputError, call_tool, tool_definitions
+from toolgrade import InputError, call_tool, tool_definitions
 
 
 def test_tool_definitions_are_valid_openai_functions() -> None:
@@ -63,7 +63,7 @@ def test_call_tool_invalid_arguments_raise_input_error() -> None:
 def test_mcp_server_over_stdio_lists_and_calls_tools() -> None:
     from mcp.client.stdio import StdioServerParameters
 
-    params = StdioServerParameters(command=sys.executable, args=["-m", "toolscore", "mcp"])
+    params = StdioServerParameters(command=sys.executable, args=["-m", "toolgrade", "mcp"])
 
     async def session() -> None:
         with anyio.fail_after(60):

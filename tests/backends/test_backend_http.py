@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from runner.fakeserver import FakeServer, Step
-from toolscore.backends import BackendSettings, ChatRequest, create_backend
-from toolscore.errors import BackendError, BackendHTTPError, BackendTimeout, BackendUnreachable
-from toolscore.suite import ToolSpec
+from toolgrade.backends import BackendSettings, ChatRequest, create_backend
+from toolgrade.errors import BackendError, BackendHTTPError, BackendTimeout, BackendUnreachable
+from toolgrade.suite import ToolSpec
 
 READ = ToolSpec(
     name="read_file",

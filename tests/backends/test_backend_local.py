@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from toolscore.backends import (
+from toolgrade.backends import (
     BackendSettings,
     ChatRequest,
     NameMap,
@@ -23,9 +23,9 @@ from toolscore.backends import (
     register_backend,
     safe_tool_name,
 )
-from toolscore.backends._wire import ollama_messages, openai_messages
-from toolscore.errors import BackendError, ConfigError, InputError
-from toolscore.suite import ToolSpec
+from toolgrade.backends._wire import ollama_messages, openai_messages
+from toolgrade.errors import BackendError, ConfigError, InputError
+from toolgrade.suite import ToolSpec
 
 
 def _ask(spec: str, case_id: str = "TC-1", repeat: int = 0) -> Any:

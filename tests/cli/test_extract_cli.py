@@ -1,4 +1,4 @@
-"""`toolscore extract`: text or message in, calls as JSON out."""
+"""`toolgrade extract`: text or message in, calls as JSON out."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from toolscore.cli import app
+from toolgrade.cli import app
 
 runner = CliRunner()
 HERMES = '<tool_call>{"name": "f", "arguments": {"x": 1}}</tool_call>'

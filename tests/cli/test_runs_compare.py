@@ -1,4 +1,4 @@
-"""`toolscore runs ...`, `toolscore compare ...` and the post-run hook."""
+"""`toolgrade runs ...`, `toolgrade compare ...` and the post-run hook."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from toolscore.cli import app
-from toolscore.cli._post import PostRunOptions, after_run
-from toolscore.errors import BaselineError, ConfigError
-from toolscore.store import get_run, list_runs, save_run
+from toolgrade.cli import app
+from toolgrade.cli._post import PostRunOptions, after_run
+from toolgrade.errors import BaselineError, ConfigError
+from toolgrade.store import get_run, list_runs, save_run
 
 runner = CliRunner()
 

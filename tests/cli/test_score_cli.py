@@ -1,4 +1,4 @@
-"""`toolscore score` and the root command."""
+"""`toolgrade score` and the root command."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-import toolscore
-from toolscore.cli import app
+import toolgrade
+from toolgrade.cli import app
 
 runner = CliRunner()
 EXAMPLE = Path(__file__).parents[2] / "examples" / "score-example.json"
@@ -19,7 +19,7 @@ EXAMPLE = Path(__file__).parents[2] / "examples" / "score-example.json"
 def test_cli_version_prints_version() -> None:
     result = runner.invoke(app, ["--version"])
     assert result.exit_code == 0
-    assert result.output.strip() == f"toolscore {toolscore.__version__}"
+    assert result.output.strip() == f"toolgrade {toolgrade.__version__}"
 
 
 def test_cli_score_single_file_prints_summary() -> None:
@@ -101,7 +101,7 @@ def test_cli_score_bad_order_is_usage_error() -> None:
 
 def test_python_dash_m_runs_cli() -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "toolscore", "score", str(EXAMPLE)],
+        [sys.executable, "-m", "toolgrade", "score", str(EXAMPLE)],
         capture_output=True,
         text=True,
         check=False,

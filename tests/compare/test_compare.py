@@ -7,9 +7,9 @@ import logging
 
 import pytest
 
-from toolscore.compare import compare_many, compare_runs, verdict_for
-from toolscore.errors import BaselineError
-from toolscore.stats import mcnemar_exact
+from toolgrade.compare import compare_many, compare_runs, verdict_for
+from toolgrade.errors import BaselineError
+from toolgrade.stats import mcnemar_exact
 
 READ = [{"name": "read_file", "arguments": {"path": "a"}}]
 SEARCH = [{"name": "search", "arguments": {"q": "x"}}]
@@ -100,7 +100,7 @@ def test_compare_unscored_cases_are_not_paired(make_run) -> None:
 def test_compare_different_suite_hash_warns_and_uses_shared_ids(make_run, caplog) -> None:
     base = make_run(_rows("cccc"), suite_hash="h1")
     cand = make_run(_rows("cc", prefix="c") + _rows("cc", prefix="new"), suite_hash="h2")
-    with caplog.at_level(logging.WARNING, logger="toolscore.compare"):
+    with caplog.at_level(logging.WARNING, logger="toolgrade.compare"):
         comp = compare_runs(base, cand)
     assert comp.suite_hash_differs
     assert comp.shared_cases == 2

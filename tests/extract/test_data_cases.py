@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from toolscore import ToolSpec, extract_calls
+from toolgrade import ToolSpec, extract_calls
 
 DATA = Path(__file__).parent.parent / "data" / "extract"
 CASES = sorted(DATA.rglob("*.json"))

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolscore.extract._api import _detect, _Markers, _run
-from toolscore.extract._reasoning import strip_reasoning
-from toolscore.extract._registry import find_format, text_formats
-from toolscore.extract._types import ExtractContext, Extraction, TextFormat
+from toolgrade.extract._api import _detect, _Markers, _run
+from toolgrade.extract._reasoning import strip_reasoning
+from toolgrade.extract._registry import find_format, text_formats
+from toolgrade.extract._types import ExtractContext, Extraction, TextFormat
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "extract"
 CONTEXTS = [ExtractContext(), ExtractContext(tools=frozenset({"get_weather", "f"}))]

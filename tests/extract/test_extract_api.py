@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from toolscore import InputError, ToolSpec, extract_calls
-from toolscore.extract import StructuredFormat, TextFormat, list_formats
-from toolscore.extract._registry import STAGES, text_formats
+from toolgrade import InputError, ToolSpec, extract_calls
+from toolgrade.extract import StructuredFormat, TextFormat, list_formats
+from toolgrade.extract._registry import STAGES, text_formats
 
 HERMES = '<tool_call>{"name": "f", "arguments": {"x": 1}}</tool_call>'
 

@@ -9,9 +9,9 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolscore import Extraction, extract_calls
-from toolscore.extract import list_formats
-from toolscore.extract._common import MAX_OUTPUT_CHARS
+from toolgrade import Extraction, extract_calls
+from toolgrade.extract import list_formats
+from toolgrade.extract._common import MAX_OUTPUT_CHARS
 
 _MARKERS = [
     "<tool_call>",

@@ -6,15 +6,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolscore.extract._pyliteral import (
+from toolgrade.extract._pyliteral import (
     NotLiteral,
     bracket_depth,
     matching_bracket,
     parse_python_literal,
     read_call_block,
 )
-from toolscore.extract._pythonic import FORMATS, parse_pythonic, parse_tool_code
-from toolscore.extract._types import ExtractContext, Extraction
+from toolgrade.extract._pythonic import FORMATS, parse_pythonic, parse_tool_code
+from toolgrade.extract._types import ExtractContext, Extraction
 
 NO_TOOLS = ExtractContext()
 

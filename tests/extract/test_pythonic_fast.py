@@ -10,13 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, Field
 
-from toolscore._trusted import construct_trusted
-from toolscore.calls import ToolCall
-from toolscore.extract import Extraction
-from toolscore.extract._common import MAX_DEPTH
-from toolscore.extract._pyliteral import read_call_block
-from toolscore.extract._pythonic import read_simple_block
-from toolscore.results import CaseResult, PairResult, Status
+from toolgrade._trusted import construct_trusted
+from toolgrade.calls import ToolCall
+from toolgrade.extract import Extraction
+from toolgrade.extract._common import MAX_DEPTH
+from toolgrade.extract._pyliteral import read_call_block
+from toolgrade.extract._pythonic import read_simple_block
+from toolgrade.results import CaseResult, PairResult, Status
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "extract"
 

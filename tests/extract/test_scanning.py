@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from toolscore.extract._json_formats import tagged_blocks
-from toolscore.extract._json_generic import fenced_blocks, generic_calls
-from toolscore.extract._json_scan import TooDeepError, call_from_object, decode_sequence, loads_fast
-from toolscore.extract._reasoning import strip_reasoning
-from toolscore.extract._types import ExtractContext
+from toolgrade.extract._json_formats import tagged_blocks
+from toolgrade.extract._json_generic import fenced_blocks, generic_calls
+from toolgrade.extract._json_scan import TooDeepError, call_from_object, decode_sequence, loads_fast
+from toolgrade.extract._reasoning import strip_reasoning
+from toolgrade.extract._types import ExtractContext
 
 
 def test_tagged_blocks_closed_and_unclosed_are_told_apart() -> None:

@@ -4,15 +4,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolscore.extract._gemma_formats import parse_arguments, parse_functiongemma, parse_gemma4
-from toolscore.extract._json_token_formats import (
+from toolgrade.extract._gemma_formats import parse_arguments, parse_functiongemma, parse_gemma4
+from toolgrade.extract._json_token_formats import (
     parse_apertus,
     parse_gigachat3,
     parse_granite_20b_fc,
     parse_longcat,
     parse_minimax_m1,
 )
-from toolscore.extract._token_formats import (
+from toolgrade.extract._token_formats import (
     FORMATS,
     parse_deepseek_v3,
     parse_deepseek_v31,
@@ -22,7 +22,7 @@ from toolscore.extract._token_formats import (
     parse_lfm2,
     parse_step3,
 )
-from toolscore.extract._types import ExtractContext, Extraction
+from toolgrade.extract._types import ExtractContext, Extraction
 
 NO_TOOLS = ExtractContext()
 BAR, SP = "\uff5c", "\u2581"

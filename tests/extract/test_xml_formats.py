@@ -4,11 +4,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolscore._json import JsonObject
-from toolscore.extract._build import Finder, is_tool_name
-from toolscore.extract._types import ExtractContext, Extraction
-from toolscore.extract._xml_common import attribute, typed_value, untyped_value
-from toolscore.extract._xml_formats import (
+from toolgrade._json import JsonObject
+from toolgrade.extract._build import Finder, is_tool_name
+from toolgrade.extract._types import ExtractContext, Extraction
+from toolgrade.extract._xml_common import attribute, typed_value, untyped_value
+from toolgrade.extract._xml_formats import (
     FORMATS,
     parse_anthropic,
     parse_glm45,

@@ -1,4 +1,4 @@
-"""Score the committed BFCL corpus with toolscore and compare with BFCL's recorded verdicts.
+"""Score the committed BFCL corpus with toolgrade and compare with BFCL's recorded verdicts.
 
 Shared by the agreement test and benchmarks: every output goes the way a real run goes:
 a function-calling result through `import bfcl-results`'s conversion, then extraction,
@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolscore.extract import extract_calls
-from toolscore.interop._bfcl_data import BfclCategory, BfclEntry
-from toolscore.interop._bfcl_import import entry_to_case
-from toolscore.interop._bfcl_results import convert_result
-from toolscore.judge import judge
-from toolscore.results import CaseResult
-from toolscore.suite import Case, Suite, ToolSpec
+from toolgrade.extract import extract_calls
+from toolgrade.interop._bfcl_data import BfclCategory, BfclEntry
+from toolgrade.interop._bfcl_import import entry_to_case
+from toolgrade.interop._bfcl_results import convert_result
+from toolgrade.judge import judge
+from toolgrade.results import CaseResult
+from toolgrade.suite import Case, Suite, ToolSpec
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "bfcl" / "corpus.jsonl.gz"
 # A case of an imported BFCL suite offers its own tool definitions, whatever the suite.
@@ -79,7 +79,7 @@ def load_corpus(path: Path = CORPUS) -> list[Group]:
 
 
 def model_output(item: Item) -> Any:
-    """What a toolscore run records: raw text, or the assistant message of an FC answer."""
+    """What a toolgrade run records: raw text, or the assistant message of an FC answer."""
     response = convert_result(item.group_id, item.output)
     return response.output if response.output is not None else response.message
 
@@ -144,6 +144,6 @@ def agreement(groups: list[Group], profile: str) -> Agreement:
             result.disagreements.append(
                 f"{item.group_id} [{item.mutation}, {item.style}]: BFCL "
                 f"{'pass' if item.bfcl_valid else 'fail (' + item.bfcl_error + ')'}, "
-                f"toolscore {verdict.status.value}: {why}"
+                f"toolgrade {verdict.status.value}: {why}"
             )
     return result

@@ -1,4 +1,4 @@
-"""toolscore's profiles against BFCL's own checker, on the committed corpus.
+"""toolgrade's profiles against BFCL's own checker, on the committed corpus.
 
 The corpus (tests/data/bfcl/corpus.jsonl.gz, rebuilt by `make bfcl-verdicts`) holds
 BFCL entries with ground-truth and mutated outputs, and the verdict bfcl-eval's checker

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from bfcl_agreement import Group, load_corpus, model_output
 
-from toolscore.extract import Extraction, extract_calls
-from toolscore.extract._pyliteral import read_call_block
-from toolscore.extract._pythonic import _unwrap, read_simple_block
-from toolscore.judge import judge
-from toolscore.match._bfcl_answer import prepare_answer
-from toolscore.results import CaseResult
+from toolgrade.extract import Extraction, extract_calls
+from toolgrade.extract._pyliteral import read_call_block
+from toolgrade.extract._pythonic import _unwrap, read_simple_block
+from toolgrade.judge import judge
+from toolgrade.match._bfcl_answer import prepare_answer
+from toolgrade.results import CaseResult
 
 
 @pytest.fixture(scope="module")

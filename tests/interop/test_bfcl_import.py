@@ -1,4 +1,4 @@
-"""Importing BFCL data (a hand-written fixture in BFCL's format) into a toolscore suite."""
+"""Importing BFCL data (a hand-written fixture in BFCL's format) into a toolgrade suite."""
 
 from __future__ import annotations
 
@@ -9,21 +9,21 @@ from pathlib import Path
 
 import pytest
 
-import toolscore
-from toolscore.errors import ConfigError, InputError
-from toolscore.interop._bfcl_data import BfclCategory, BfclEntry
-from toolscore.interop._bfcl_import import entry_to_case
-from toolscore.match._bfcl_codec import decode_answer, encode_answer, schema_from_bfcl
+import toolgrade
+from toolgrade.errors import ConfigError, InputError
+from toolgrade.interop._bfcl_data import BfclCategory, BfclEntry
+from toolgrade.interop._bfcl_import import entry_to_case
+from toolgrade.match._bfcl_codec import decode_answer, encode_answer, schema_from_bfcl
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "bfcl" / "fixture"
 
 
-def _case(suite: toolscore.Suite, case_id: str) -> toolscore.Case:
+def _case(suite: toolgrade.Suite, case_id: str) -> toolgrade.Case:
     return next(c for c in suite.cases if c.id == case_id)
 
 
 def test_import_bfcl_folder_keeps_ids_categories_and_prompts() -> None:
-    suite = toolscore.import_bfcl(["simple_python", "parallel"], data_dir=FIXTURE)
+    suite = toolgrade.import_bfcl(["simple_python", "parallel"], data_dir=FIXTURE)
     assert [c.id for c in suite.cases] == ["simple_python_0", "simple_python_1", "parallel_0"]
     assert suite.categories == ("simple_python", "parallel")
     first = _case(suite, "simple_python_0")
@@ -36,7 +36,7 @@ def test_import_bfcl_folder_keeps_ids_categories_and_prompts() -> None:
 
 
 def test_import_bfcl_answer_becomes_matchers() -> None:
-    suite = toolscore.import_bfcl(["simple_python", "parallel"], data_dir=FIXTURE)
+    suite = toolgrade.import_bfcl(["simple_python", "parallel"], data_dir=FIXTURE)
     (call,) = _case(suite, "simple_python_0").expected
     assert call.name == "calc.area"
     # "" alone: may be omitted; the documented default "cm" is accepted by the default
@@ -51,7 +51,7 @@ def test_import_bfcl_answer_becomes_matchers() -> None:
 
 
 def test_import_bfcl_types_become_json_schema() -> None:
-    suite = toolscore.import_bfcl(["simple_python", "simple_java"], data_dir=FIXTURE)
+    suite = toolgrade.import_bfcl(["simple_python", "simple_java"], data_dir=FIXTURE)
     (triangle,) = suite.tools_for(_case(suite, "simple_python_0"))
     props = triangle.parameters["properties"]
     assert isinstance(props, dict)
@@ -81,7 +81,7 @@ def test_import_bfcl_types_become_json_schema() -> None:
 
 
 def test_import_bfcl_docs_of_one_name_stay_with_their_case_under_bfcl_name() -> None:
-    suite = toolscore.import_bfcl(["simple_python"], data_dir=FIXTURE)
+    suite = toolgrade.import_bfcl(["simple_python"], data_dir=FIXTURE)
     assert suite.tools == ()
     triangle, square = (_case(suite, i) for i in ("simple_python_0", "simple_python_1"))
     assert triangle.tools == () and square.tools == ()
@@ -94,10 +94,10 @@ def test_import_bfcl_docs_of_one_name_stay_with_their_case_under_bfcl_name() -> 
     assert [c.name for c in square.expected] == ["calc.area"]
     call = [{"name": "calc.area", "arguments": {"side": 3}}]
     for profile in ("default", "bfcl"):
-        result = toolscore.judge(square, call, tools=suite.tools_for(square), profile=profile)
+        result = toolgrade.judge(square, call, tools=suite.tools_for(square), profile=profile)
         assert result.status.value == "correct", profile
     # The triangle's doc has no `side`: the other case's doc is not offered here.
-    result = toolscore.judge(triangle, call, tools=suite.tools_for(triangle), profile="bfcl")
+    result = toolgrade.judge(triangle, call, tools=suite.tools_for(triangle), profile="bfcl")
     assert result.status.value != "correct"
 
 
@@ -114,7 +114,7 @@ def test_import_bfcl_entry_with_two_different_docs_of_one_name_is_an_error() -> 
 
 
 def test_import_bfcl_irrelevance_and_relevance_expectations() -> None:
-    suite = toolscore.import_bfcl(["irrelevance", "live_relevance"], data_dir=FIXTURE)
+    suite = toolgrade.import_bfcl(["irrelevance", "live_relevance"], data_dir=FIXTURE)
     irrelevance = _case(suite, "irrelevance_0")
     assert irrelevance.expected == () and irrelevance.expects_no_call
     relevance = _case(suite, "live_relevance_0-0-0")
@@ -122,13 +122,13 @@ def test_import_bfcl_irrelevance_and_relevance_expectations() -> None:
 
 
 def test_import_bfcl_suite_passes_suite_validation(tmp_path: Path) -> None:
-    suite = toolscore.import_bfcl(
+    suite = toolgrade.import_bfcl(
         ["simple_python", "parallel", "irrelevance", "live_relevance", "simple_java"],
         data_dir=FIXTURE,
     )
     path = tmp_path / "bfcl.json"
     path.write_text(suite.model_dump_json(exclude_none=True), encoding="utf-8")
-    loaded = toolscore.load_suite(path)
+    loaded = toolgrade.load_suite(path)
     assert loaded.content_hash == suite.content_hash
 
 
@@ -137,10 +137,10 @@ def test_import_bfcl_reads_a_wheel(tmp_path: Path) -> None:
     with zipfile.ZipFile(wheel, "w") as archive:
         for path in FIXTURE.rglob("*.json"):
             archive.write(path, f"bfcl_eval/data/{path.relative_to(FIXTURE).as_posix()}")
-    suite = toolscore.import_bfcl(["parallel"], data_dir=wheel)
+    suite = toolgrade.import_bfcl(["parallel"], data_dir=wheel)
     assert suite.version == "bfcl-eval 2099.1.1"
     assert [c.id for c in suite.cases] == ["parallel_0"]
-    sizes = dict(toolscore.bfcl_categories(tmp_path))
+    sizes = dict(toolgrade.bfcl_categories(tmp_path))
     assert sizes["parallel"] == 1 and sizes["live_multiple"] is None
 
 
@@ -155,29 +155,29 @@ def test_import_bfcl_reads_a_wheel(tmp_path: Path) -> None:
 )
 def test_import_bfcl_rejects_categories_it_cannot_import(category: str, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
-        toolscore.import_bfcl([category], data_dir=FIXTURE)
+        toolgrade.import_bfcl([category], data_dir=FIXTURE)
 
 
 def test_import_bfcl_missing_file_names_it() -> None:
     with pytest.raises(InputError, match=r"BFCL_v4_live_multiple\.json"):
-        toolscore.import_bfcl(["live_multiple"], data_dir=FIXTURE)
+        toolgrade.import_bfcl(["live_multiple"], data_dir=FIXTURE)
 
 
 def test_import_bfcl_without_installed_package_says_how(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
     with pytest.raises(ConfigError, match="pip download --no-deps bfcl-eval"):
-        toolscore.import_bfcl(["simple_python"])
+        toolgrade.import_bfcl(["simple_python"])
 
 
 def test_import_bfcl_folder_without_data_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="no BFCL data"):
-        toolscore.bfcl_categories(tmp_path)
+        toolgrade.bfcl_categories(tmp_path)
 
 
 def test_import_bfcl_malformed_line_names_file_and_line(tmp_path: Path) -> None:
     (tmp_path / "BFCL_v4_irrelevance.json").write_text('{"id": "x"\n', encoding="utf-8")
     with pytest.raises(InputError, match="line 1"):
-        toolscore.import_bfcl(["irrelevance"], data_dir=tmp_path)
+        toolgrade.import_bfcl(["irrelevance"], data_dir=tmp_path)
 
 
 def test_bfcl_codec_answer_round_trip_is_exact() -> None:
@@ -210,7 +210,7 @@ def test_bfcl_codec_answer_round_trip_is_exact() -> None:
     assert encoded["e"] == {"$any_of": ["", "z"]}  # required: "" is the empty string
     assert encoded["f"] == {"$regex": "(?!)"}  # no acceptable value at all
     assert encoded["g"] == {"$present": True}  # required, left out of BFCL's answer
-    assert toolscore.match.matcher_problems(encoded) == []
+    assert toolgrade.match.matcher_problems(encoded) == []
     assert decode_answer(encoded) == answer
 
 

@@ -1,4 +1,4 @@
-"""BFCL result files -> toolscore responses, and the CLI around the BFCL import."""
+"""BFCL result files -> toolgrade responses, and the CLI around the BFCL import."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import toolscore
-from toolscore.cli import app
-from toolscore.errors import InputError
-from toolscore.interop._bfcl_results import convert_result
+import toolgrade
+from toolgrade.cli import app
+from toolgrade.errors import InputError
+from toolgrade.interop._bfcl_results import convert_result
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "bfcl" / "fixture"
 
@@ -53,7 +53,7 @@ def test_bfcl_result_file_bad_line_names_line(tmp_path: Path) -> None:
     path = tmp_path / "r.json"
     path.write_text('{"id": "a", "result": "x"}\n{"result": 1}\n', encoding="utf-8")
     with pytest.raises(InputError, match="line 2"):
-        toolscore.convert_bfcl_results(path)
+        toolgrade.convert_bfcl_results(path)
 
 
 def test_cli_import_bfcl_lists_categories_with_sizes() -> None:
@@ -112,8 +112,8 @@ def test_cli_bfcl_import_then_evaluate_with_bfcl_profile(tmp_path: Path) -> None
         ],
     )
     assert run.exit_code == 0, run.output
-    (summary,) = toolscore.list_runs(limit=1)
-    stored = toolscore.load_run_folder(summary.run_id)
+    (summary,) = toolgrade.list_runs(limit=1)
+    stored = toolgrade.load_run_folder(summary.run_id)
     assert stored.profile == "bfcl"
     statuses = {r.case_id: r.status.value for r in stored.results}
     assert statuses == {
@@ -145,8 +145,8 @@ def test_cli_bfcl_import_evaluate_default_profile_offers_each_case_its_docs(
         app, ["evaluate", "--suite", str(suite_path), "--responses", str(responses), "-q"]
     )
     assert run.exit_code == 0, run.output
-    (summary,) = toolscore.list_runs(limit=1)
-    stored = toolscore.load_run_folder(summary.run_id)
+    (summary,) = toolgrade.list_runs(limit=1)
+    stored = toolgrade.load_run_folder(summary.run_id)
     assert stored.profile == "default"
     assert {r.case_id: r.status.value for r in stored.results} == {
         "simple_python_0": "correct",

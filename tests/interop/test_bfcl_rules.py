@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from toolscore.interop._bfcl_data import BfclCategory, BfclEntry
-from toolscore.interop._bfcl_import import entry_to_case
-from toolscore.judge import judge
+from toolgrade.interop._bfcl_data import BfclCategory, BfclEntry
+from toolgrade.interop._bfcl_import import entry_to_case
+from toolgrade.judge import judge
 
 RULES = Path(__file__).resolve().parents[1] / "data" / "bfcl" / "rules.json"
 ROWS: list[dict[str, Any]] = json.loads(RULES.read_text(encoding="utf-8"))
@@ -49,7 +49,7 @@ def test_bfcl_profile_failure_names_bfcl_error_type() -> None:
 
 
 def test_bfcl_profile_parse_error_fails_but_passes_irrelevance() -> None:
-    from toolscore.extract import Extraction, ExtractionError
+    from toolgrade.extract import Extraction, ExtractionError
 
     broken = Extraction(errors=(ExtractionError(reason="parse_error", message="bad"),))
     rows = {r["description"]: r for r in ROWS}

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-import toolscore
-from toolscore import (
+import toolgrade
+from toolgrade import (
     Case,
     CaseResult,
     ConfigError,
@@ -22,8 +22,8 @@ from toolscore import (
     ToolCall,
     ToolSpec,
 )
-from toolscore import judge as judge_module_attr
-from toolscore.judge import judge, profile_reads_any_name, profiles, register_profile
+from toolgrade import judge as judge_module_attr
+from toolgrade.judge import judge, profile_reads_any_name, profiles, register_profile
 
 SEARCH = ToolSpec(
     name="search",
@@ -47,7 +47,7 @@ def _case(**fields: object) -> Case:
 
 def test_judge_is_exported_from_package() -> None:
     assert judge_module_attr is judge
-    assert "judge" in toolscore.__all__
+    assert "judge" in toolgrade.__all__
 
 
 def test_judge_result_carries_case_labels() -> None:
@@ -160,7 +160,7 @@ def test_register_profile_default_name_refused() -> None:
 
 
 def test_register_profile_custom_profile_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
-    module = sys.modules["toolscore.judge"]
+    module = sys.modules["toolgrade.judge"]
     monkeypatch.setattr(module, "_profiles", {})
     seen: list[str] = []
 
@@ -176,7 +176,7 @@ def test_register_profile_custom_profile_is_used(monkeypatch: pytest.MonkeyPatch
 
 
 def test_profile_reads_any_name_follows_registration(monkeypatch: pytest.MonkeyPatch) -> None:
-    module = sys.modules["toolscore.judge"]
+    module = sys.modules["toolgrade.judge"]
     monkeypatch.setattr(module, "_profiles", {})
     monkeypatch.setattr(module, "_reads_any_name", set())
     register_profile("open", judge, reads_any_name=True)
@@ -197,12 +197,12 @@ def test_bfcl_profile_reads_any_name() -> None:
 def test_judge_builtin_profile_imported_lazily(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    module = sys.modules["toolscore.judge"]
+    module = sys.modules["toolgrade.judge"]
     (tmp_path / "fake_profile_mod.py").write_text(
         textwrap.dedent(
             """
-            from toolscore import CaseResult, Status
-            from toolscore.judge import register_profile
+            from toolgrade import CaseResult, Status
+            from toolgrade.judge import register_profile
 
             def fake(case, actual, *, tools, rubric=None, strict=False):
                 return CaseResult(case_id=case.id, status=Status.WRONG_TOOL, score=0.0)

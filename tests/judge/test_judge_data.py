@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-import toolscore
-from toolscore import Case, Extraction, ToolSpec
-from toolscore.judge import judge
+import toolgrade
+from toolgrade import Case, Extraction, ToolSpec
+from toolgrade.judge import judge
 
 DATA = Path(__file__).parent.parent / "data" / "judge"
 
@@ -52,7 +52,7 @@ def _offered(entry: dict[str, Any], tools: list[ToolSpec]) -> list[ToolSpec] | N
     return [t for t in tools if t.name in wanted]
 
 
-def _run(entry: dict[str, Any], tools: list[ToolSpec]) -> toolscore.CaseResult:
+def _run(entry: dict[str, Any], tools: list[ToolSpec]) -> toolgrade.CaseResult:
     fields = {"id": entry["name"], "prompt": "test prompt", **entry["case"]}
     case = Case.model_validate(fields)
     actual: Any = (
@@ -71,7 +71,7 @@ def _run(entry: dict[str, Any], tools: list[ToolSpec]) -> toolscore.CaseResult:
 def test_judge_data_case_matches_expectation(entry: dict[str, Any], tools: list[ToolSpec]) -> None:
     expect = entry["expect"]
     if "raises" in expect:
-        error = getattr(toolscore, expect["raises"])
+        error = getattr(toolgrade, expect["raises"])
         with pytest.raises(error) as info:
             _run(entry, tools)
         assert expect.get("error_contains", "") in str(info.value)

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolscore import Case, Status, ToolSpec, score_calls
-from toolscore.judge import judge
+from toolgrade import Case, Status, ToolSpec, score_calls
+from toolgrade.judge import judge
 
 NAMES = ("a", "b", "c")
 RUBRICS = ("binary", "partial", "f1")

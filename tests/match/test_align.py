@@ -7,7 +7,7 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolscore.match import align
+from toolgrade.match import align
 
 cells = st.sampled_from([0.0, 0.0, 0.5, 1.0, 3.0])
 credits = st.tuples(st.integers(1, 4), st.integers(1, 4)).flatmap(

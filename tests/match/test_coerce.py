@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolscore.match._coerce import coerce_value, is_path, normalise_path, schema_types
+from toolgrade.match._coerce import coerce_value, is_path, normalise_path, schema_types
 
 
 @pytest.mark.parametrize(

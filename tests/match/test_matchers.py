@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from toolscore.match import MATCHER_NAMES, is_matcher, matcher_problems
-from toolscore.match._matchers import MatcherError, parse_matcher
+from toolgrade.match import MATCHER_NAMES, is_matcher, matcher_problems
+from toolgrade.match._matchers import MatcherError, parse_matcher
 
 
 @pytest.mark.parametrize(

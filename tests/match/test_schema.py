@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from toolscore import SuiteError
-from toolscore.match._fastschema import is_certainly_valid, is_simple
-from toolscore.match._schema import merge_mismatches, schema_mismatches
-from toolscore.match._values import Mismatch
+from toolgrade import SuiteError
+from toolgrade.match._fastschema import is_certainly_valid, is_simple
+from toolgrade.match._schema import merge_mismatches, schema_mismatches
+from toolgrade.match._values import Mismatch
 
 SCHEMA = {
     "type": "object",

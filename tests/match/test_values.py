@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from toolscore.match import DEEP_EQUALITY, MatchOptions, compare_arguments, compare_values
-from toolscore.match._values import SEMANTIC
+from toolgrade.match import DEEP_EQUALITY, MatchOptions, compare_arguments, compare_values
+from toolgrade.match._values import SEMANTIC
 
 SCHEMA = {
     "type": "object",

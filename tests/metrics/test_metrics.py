@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from toolscore.metrics import NO_CALL_KEY, compute_metrics, rate_of
+from toolgrade.metrics import NO_CALL_KEY, compute_metrics, rate_of
 
 CALL_A = {"name": "read_file", "arguments": {"path": "a"}}
 CALL_B = {"name": "search", "arguments": {"q": "x"}}

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-import toolscore
-from toolscore.report._describe import argument_name
+import toolgrade
+from toolgrade.report._describe import argument_name
 
 CASES = json.loads(
     (
@@ -19,13 +19,13 @@ CASES = json.loads(
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
 def test_describe_failure_table_gives_expected_sentence(case: dict[str, object]) -> None:
-    result = toolscore.CaseResult.model_validate(case["result"])
-    assert toolscore.describe_failure(result) == case["expected"]
+    result = toolgrade.CaseResult.model_validate(case["result"])
+    assert toolgrade.describe_failure(result) == case["expected"]
 
 
 def test_describe_failure_covers_every_status() -> None:
     covered = {c["result"]["status"] for c in CASES}
-    assert covered == {s.value for s in toolscore.Status}
+    assert covered == {s.value for s in toolgrade.Status}
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-import toolscore
+import toolgrade
 
 EXTENSIONS = {
     "text": "txt",
@@ -20,23 +20,23 @@ EXTENSIONS = {
 
 @pytest.mark.parametrize("fmt", sorted(EXTENSIONS))
 def test_report_run_alone_matches_golden(
-    fmt: str, run: toolscore.RunResult, golden: Callable[[str, str], None]
+    fmt: str, run: toolgrade.RunResult, golden: Callable[[str, str], None]
 ) -> None:
-    golden(f"run.{EXTENSIONS[fmt]}", toolscore.render_report(run, fmt))  # type: ignore[arg-type]
+    golden(f"run.{EXTENSIONS[fmt]}", toolgrade.render_report(run, fmt))  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("fmt", ["text", "json", "markdown", "html"])
 def test_report_run_with_baseline_matches_golden(
     fmt: str,
-    run: toolscore.RunResult,
-    comparison: toolscore.Comparison,
+    run: toolgrade.RunResult,
+    comparison: toolgrade.Comparison,
     golden: Callable[[str, str], None],
 ) -> None:
-    text = toolscore.render_report(run, fmt, comparison=comparison)  # type: ignore[arg-type]
+    text = toolgrade.render_report(run, fmt, comparison=comparison)  # type: ignore[arg-type]
     golden(f"run-vs-baseline.{EXTENSIONS[fmt]}", text)
 
 
 @pytest.mark.parametrize("fmt", sorted(EXTENSIONS))
-def test_report_same_input_twice_is_identical(fmt: str, run: toolscore.RunResult) -> None:
-    first = toolscore.render_report(run, fmt)  # type: ignore[arg-type]
-    assert first == toolscore.render_report(run, fmt)  # type: ignore[arg-type]
+def test_report_same_input_twice_is_identical(fmt: str, run: toolgrade.RunResult) -> None:
+    first = toolgrade.render_report(run, fmt)  # type: ignore[arg-type]
+    assert first == toolgrade.render_report(run, fmt)  # type: ignore[arg-type]

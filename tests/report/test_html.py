@@ -7,7 +7,7 @@ import hashlib
 import re
 from html.parser import HTMLParser
 
-import toolscore
+import toolgrade
 
 
 class _Collector(HTMLParser):
@@ -37,8 +37,8 @@ def _parse(text: str) -> _Collector:
     return collector
 
 
-def test_html_model_payloads_are_escaped(run: toolscore.RunResult) -> None:
-    text = toolscore.render_report(run, "html")
+def test_html_model_payloads_are_escaped(run: toolgrade.RunResult) -> None:
+    text = toolgrade.render_report(run, "html")
     page = _parse(text)
     assert [t for t, _ in page.tags].count("script") == 1
     assert not any(t == "img" for t, _ in page.tags)
@@ -47,16 +47,16 @@ def test_html_model_payloads_are_escaped(run: toolscore.RunResult) -> None:
     assert "\x1b" not in text and "\\x1b[31m" in text
 
 
-def test_html_is_self_contained(run: toolscore.RunResult) -> None:
-    page = _parse(toolscore.render_report(run, "html"))
+def test_html_is_self_contained(run: toolgrade.RunResult) -> None:
+    page = _parse(toolgrade.render_report(run, "html"))
     for tag, attrs in page.tags:
         for name in ("src", "href"):
             assert attrs.get(name) is None, (tag, attrs)
     assert not any(t in ("link", "iframe", "object", "embed") for t, _ in page.tags)
 
 
-def test_html_csp_allows_exactly_the_inline_script(run: toolscore.RunResult) -> None:
-    text = toolscore.render_report(run, "html")
+def test_html_csp_allows_exactly_the_inline_script(run: toolgrade.RunResult) -> None:
+    text = toolgrade.render_report(run, "html")
     page = _parse(text)
     csp = next(a["content"] for t, a in page.tags if t == "meta" and a.get("http-equiv"))
     assert csp is not None and "default-src 'none'" in csp
@@ -65,8 +65,8 @@ def test_html_csp_allows_exactly_the_inline_script(run: toolscore.RunResult) -> 
     assert "unsafe-inline" not in csp
 
 
-def test_html_has_charts_and_filterable_failure_table(run: toolscore.RunResult) -> None:
-    text = toolscore.render_report(run, "html")
+def test_html_has_charts_and_filterable_failure_table(run: toolgrade.RunResult) -> None:
+    text = toolgrade.render_report(run, "html")
     page = _parse(text)
     svgs = [a for t, a in page.tags if t == "svg"]
     assert [a["aria-label"] for a in svgs] == ["Accuracy by category", "Accuracy by tool"]
@@ -77,8 +77,8 @@ def test_html_has_charts_and_filterable_failure_table(run: toolscore.RunResult) 
         assert f'id="{control}"' in text
 
 
-def test_html_marks_argument_differences(run: toolscore.RunResult) -> None:
-    text = toolscore.render_report(run, "html")
+def test_html_marks_argument_differences(run: toolgrade.RunResult) -> None:
+    text = toolgrade.render_report(run, "html")
     tc031 = text.split('data-name="TC-031"')[1].split('<tbody class="case"')[0]
     assert re.search(r'<tr class="arg a-differs"><th>path</th>', tc031)
     assert re.search(r'<tr class="arg a-extra"><th>backup</th>', tc031)
@@ -87,8 +87,8 @@ def test_html_marks_argument_differences(run: toolscore.RunResult) -> None:
     assert re.search(r'<tr class="arg a-missing"><th>pattern</th>', tc023)
 
 
-def test_html_every_failure_shows_prompt_expected_actual_raw(run: toolscore.RunResult) -> None:
-    text = toolscore.render_report(run, "html")
+def test_html_every_failure_shows_prompt_expected_actual_raw(run: toolgrade.RunResult) -> None:
+    text = toolgrade.render_report(run, "html")
     tc042 = text.split('data-name="TC-042"')[1].split('<tbody class="case"')[0]
     assert "What does config.yaml contain?" in tc042
     assert "Expected: read_file" in tc042
@@ -96,8 +96,8 @@ def test_html_every_failure_shows_prompt_expected_actual_raw(run: toolscore.RunR
     assert "I think you should open config.yaml yourself" in tc042
 
 
-def test_html_without_failures_says_so(run: toolscore.RunResult) -> None:
+def test_html_without_failures_says_so(run: toolgrade.RunResult) -> None:
     passed = run.model_copy(update={"results": run.results[:2]})
-    text = toolscore.render_report(passed, "html")
+    text = toolgrade.render_report(passed, "html")
     assert "<p>No failures.</p>" in text
     assert 'id="failures"' not in text

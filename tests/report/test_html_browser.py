@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-import toolscore
+import toolgrade
 
 if TYPE_CHECKING:
     from selenium.webdriver.remote.webdriver import WebDriver
@@ -66,12 +66,12 @@ def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebDriver]:
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    run = toolscore.RunResult.model_validate_json(
+    run = toolgrade.RunResult.model_validate_json(
         (Path(__file__).resolve().parent.parent / "data" / "report" / "run.json").read_text(
             encoding="utf-8"
         )
     )
-    return toolscore.write_report(run, "html", tmp_path_factory.mktemp("html") / "report.html")
+    return toolgrade.write_report(run, "html", tmp_path_factory.mktemp("html") / "report.html")
 
 
 def _open(driver: WebDriver, path: Path, fragment: str = "") -> None:

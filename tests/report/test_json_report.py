@@ -7,16 +7,16 @@ from pathlib import Path
 
 import jsonschema
 
-import toolscore
-from toolscore.report import REPORT_SCHEMA_VERSION, report_schema
+import toolgrade
+from toolgrade.report import REPORT_SCHEMA_VERSION, report_schema
 
 
-def _document(run: toolscore.RunResult, **kwargs: object) -> dict[str, object]:
-    return json.loads(toolscore.render_report(run, "json", **kwargs))  # type: ignore[arg-type]
+def _document(run: toolgrade.RunResult, **kwargs: object) -> dict[str, object]:
+    return json.loads(toolgrade.render_report(run, "json", **kwargs))  # type: ignore[arg-type]
 
 
 def test_json_report_validates_against_shipped_schema(
-    run: toolscore.RunResult, comparison: toolscore.Comparison
+    run: toolgrade.RunResult, comparison: toolgrade.Comparison
 ) -> None:
     schema = report_schema()
     jsonschema.Draft202012Validator.check_schema(schema)
@@ -28,17 +28,17 @@ def test_json_report_validates_against_shipped_schema(
 
 def test_json_report_schema_lists_every_model_field() -> None:
     defs = report_schema()["$defs"]
-    run_fields = set(toolscore.RunResult.model_fields) - {"results"}
-    case_fields = set(toolscore.CaseResult.model_fields) | {"reason"}
+    run_fields = set(toolgrade.RunResult.model_fields) - {"results"}
+    case_fields = set(toolgrade.CaseResult.model_fields) | {"reason"}
     assert set(defs["run"]["properties"]) == run_fields
     assert set(defs["case"]["properties"]) == case_fields
-    assert set(defs["pair"]["properties"]) == set(toolscore.PairResult.model_fields)
-    assert set(defs["mismatch"]["properties"]) == set(toolscore.Mismatch.model_fields)
-    assert set(defs["call"]["properties"]) == set(toolscore.ToolCall.model_fields)
+    assert set(defs["pair"]["properties"]) == set(toolgrade.PairResult.model_fields)
+    assert set(defs["mismatch"]["properties"]) == set(toolgrade.Mismatch.model_fields)
+    assert set(defs["call"]["properties"]) == set(toolgrade.ToolCall.model_fields)
     assert report_schema()["properties"]["report_schema_version"]["const"] == REPORT_SCHEMA_VERSION
 
 
-def test_json_report_keeps_every_case_whole(run: toolscore.RunResult) -> None:
+def test_json_report_keeps_every_case_whole(run: toolgrade.RunResult) -> None:
     doc = _document(run)
     cases = doc["cases"]
     assert isinstance(cases, list) and len(cases) == len(run.results)
@@ -53,13 +53,13 @@ def test_json_report_keeps_every_case_whole(run: toolscore.RunResult) -> None:
     assert doc["comparison"] is None
 
 
-def test_json_report_reads_back_as_the_same_run(run: toolscore.RunResult, tmp_path: Path) -> None:
-    path = toolscore.write_report(run, "json", tmp_path / "report.json")
-    assert toolscore.resolve_run(str(path)) == run
+def test_json_report_reads_back_as_the_same_run(run: toolgrade.RunResult, tmp_path: Path) -> None:
+    path = toolgrade.write_report(run, "json", tmp_path / "report.json")
+    assert toolgrade.resolve_run(str(path)) == run
 
 
 def test_json_report_schema_file_ships_in_package() -> None:
     from importlib import resources
 
-    text = (resources.files("toolscore.report") / "report.schema.json").read_text("utf-8")
-    assert json.loads(text)["$id"] == "urn:toolscore:report:1"
+    text = (resources.files("toolgrade.report") / "report.schema.json").read_text("utf-8")
+    assert json.loads(text)["$id"] == "urn:toolgrade:report:2"

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-import toolscore
+import toolgrade
 
 
-def test_junit_has_one_testcase_per_result(run: toolscore.RunResult) -> None:
-    root = ET.fromstring(toolscore.render_report(run, "junit"))
+def test_junit_has_one_testcase_per_result(run: toolgrade.RunResult) -> None:
+    root = ET.fromstring(toolgrade.render_report(run, "junit"))
     cases = root.findall("./testsuite/testcase")
     assert [c.get("name") for c in cases] == [r.case_id for r in run.results]
     assert root.get("tests") == "13"
@@ -16,8 +16,8 @@ def test_junit_has_one_testcase_per_result(run: toolscore.RunResult) -> None:
     assert root.get("errors") == "2"
 
 
-def test_junit_failure_carries_reason_and_evidence(run: toolscore.RunResult) -> None:
-    root = ET.fromstring(toolscore.render_report(run, "junit"))
+def test_junit_failure_carries_reason_and_evidence(run: toolgrade.RunResult) -> None:
+    root = ET.fromstring(toolgrade.render_report(run, "junit"))
     case = root.find("./testsuite/testcase[@name='TC-015']")
     assert case is not None
     failure = case.find("failure")
@@ -31,11 +31,11 @@ def test_junit_failure_carries_reason_and_evidence(run: toolscore.RunResult) -> 
     assert root.find("./testsuite/testcase[@name='TC-001']/failure") is None
 
 
-def test_junit_control_characters_still_give_wellformed_xml(run: toolscore.RunResult) -> None:
+def test_junit_control_characters_still_give_wellformed_xml(run: toolgrade.RunResult) -> None:
     bad = run.results[2].model_copy(
         update={"case_id": "nul\x00id", "raw_response": "a\x00b\x1b[0m\ud800c"}
     )
-    text = toolscore.render_report(run.model_copy(update={"results": (bad,)}), "junit")
+    text = toolgrade.render_report(run.model_copy(update={"results": (bad,)}), "junit")
     root = ET.fromstring(text)
     failure = root.find("./testsuite/testcase/failure")
     assert failure is not None

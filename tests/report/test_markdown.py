@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
-import toolscore
+import toolgrade
 
 
-def test_markdown_escapes_html_and_table_syntax(run: toolscore.RunResult) -> None:
+def test_markdown_escapes_html_and_table_syntax(run: toolgrade.RunResult) -> None:
     case = run.results[2].model_copy(update={"case_id": "a|b<img src=x>", "error": None})
-    text = toolscore.render_report(run.model_copy(update={"results": (case,)}), "markdown")
+    text = toolgrade.render_report(run.model_copy(update={"results": (case,)}), "markdown")
     assert "| a\\|b&lt;img src=x&gt; |" in text
     assert "<img" not in text
 
 
-def test_markdown_code_fence_outgrows_backticks_in_output(run: toolscore.RunResult) -> None:
+def test_markdown_code_fence_outgrows_backticks_in_output(run: toolgrade.RunResult) -> None:
     case = run.results[5].model_copy(update={"raw_response": "```\n</details>\n````"})
-    text = toolscore.render_report(run.model_copy(update={"results": (case,)}), "markdown")
+    text = toolgrade.render_report(run.model_copy(update={"results": (case,)}), "markdown")
     assert "`````text\n```\n</details>\n````\n`````" in text
 
 
-def test_markdown_lists_failures_with_prompt_expected_actual(run: toolscore.RunResult) -> None:
-    text = toolscore.render_report(run, "markdown")
+def test_markdown_lists_failures_with_prompt_expected_actual(run: toolgrade.RunResult) -> None:
+    text = toolgrade.render_report(run, "markdown")
     assert "| TC-015 | `wrong_tool` | Expected search, got read\\_file |" in text
     detail = text.split("<summary>TC-023: Missing required arg 'pattern'</summary>")[1]
     detail = detail.split("</details>")[0]
@@ -28,22 +28,22 @@ def test_markdown_lists_failures_with_prompt_expected_actual(run: toolscore.RunR
     assert 'search(pattern="def main", path="src")' in detail
 
 
-def test_markdown_many_failures_are_capped(run: toolscore.RunResult) -> None:
+def test_markdown_many_failures_are_capped(run: toolgrade.RunResult) -> None:
     template = run.results[2]
     many = tuple(
         template.model_copy(update={"case_id": f"TC-{i:04d}", "raw_response": "x" * 3000})
         for i in range(400)
     )
-    text = toolscore.render_report(run.model_copy(update={"results": many}), "markdown")
+    text = toolgrade.render_report(run.model_copy(update={"results": many}), "markdown")
     assert len(text) < 65_536
     assert "… and 300 more" in text
     assert text.count("<details>") == 25
 
 
 def test_markdown_baseline_section_shows_verdict(
-    run: toolscore.RunResult, comparison: toolscore.Comparison
+    run: toolgrade.RunResult, comparison: toolgrade.Comparison
 ) -> None:
-    text = toolscore.render_report(run, "markdown", comparison=comparison)
+    text = toolgrade.render_report(run, "markdown", comparison=comparison)
     assert "### vs Baseline (v1.2)" in text
     assert "| Accuracy | 54.5% | 27.3% | -27.3 pts |" in text
     assert "**Status:** Within acceptable variance" in text

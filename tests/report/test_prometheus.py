@@ -7,7 +7,7 @@ import math
 from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
-import toolscore
+import toolgrade
 
 
 def _samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
@@ -18,38 +18,38 @@ def _samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
     }
 
 
-def test_prometheus_exposes_accuracy_categories_and_failures(run: toolscore.RunResult) -> None:
-    samples = _samples(toolscore.render_report(run, "prometheus"))
+def test_prometheus_exposes_accuracy_categories_and_failures(run: toolgrade.RunResult) -> None:
+    samples = _samples(toolgrade.render_report(run, "prometheus"))
     base = (("model", "ollama/qwen3:8b-q4_K_M"), ("suite", "coding-agent"))
-    assert math.isclose(samples["toolscore_accuracy", base], 3 / 11)
-    assert samples["toolscore_failures_total", base] == 8
+    assert math.isclose(samples["toolgrade_accuracy", base], 3 / 11)
+    assert samples["toolgrade_failures_total", base] == 8
     edge = (("category", "edge"), *base)
-    assert math.isclose(samples["toolscore_category_accuracy", edge], 0.2)
-    assert samples["toolscore_category_cases", edge] == 5
+    assert math.isclose(samples["toolgrade_category_accuracy", edge], 0.2)
+    assert samples["toolgrade_category_cases", edge] == 5
     timeout = (*base, ("status", "timeout"))
-    assert samples["toolscore_cases", tuple(sorted(timeout))] == 1
+    assert samples["toolgrade_cases", tuple(sorted(timeout))] == 1
 
 
 def test_prometheus_failures_is_a_counter_without_created_sample(
-    run: toolscore.RunResult,
+    run: toolgrade.RunResult,
 ) -> None:
-    text = toolscore.render_report(run, "prometheus")
-    assert "# TYPE toolscore_failures_total counter" in text
+    text = toolgrade.render_report(run, "prometheus")
+    assert "# TYPE toolgrade_failures_total counter" in text
     assert "_created" not in text
 
 
-def test_prometheus_uses_private_registry(run: toolscore.RunResult) -> None:
+def test_prometheus_uses_private_registry(run: toolgrade.RunResult) -> None:
     before = {m.name for m in REGISTRY.collect()}
-    toolscore.render_report(run, "prometheus")
-    toolscore.render_report(run, "prometheus")
+    toolgrade.render_report(run, "prometheus")
+    toolgrade.render_report(run, "prometheus")
     assert {m.name for m in REGISTRY.collect()} == before
-    assert not any(name.startswith("toolscore") for name in before)
+    assert not any(name.startswith("toolgrade") for name in before)
 
 
-def test_prometheus_empty_run_reports_nan_accuracy(run: toolscore.RunResult) -> None:
+def test_prometheus_empty_run_reports_nan_accuracy(run: toolgrade.RunResult) -> None:
     samples = _samples(
-        toolscore.render_report(run.model_copy(update={"results": ()}), "prometheus")
+        toolgrade.render_report(run.model_copy(update={"results": ()}), "prometheus")
     )
     base = (("model", "ollama/qwen3:8b-q4_K_M"), ("suite", "coding-agent"))
-    assert math.isnan(samples["toolscore_accuracy", base])
-    assert samples["toolscore_failures_total", base] == 0
+    assert math.isnan(samples["toolgrade_accuracy", base])
+    assert samples["toolgrade_failures_total", base] == 0

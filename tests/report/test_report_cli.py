@@ -1,4 +1,4 @@
-"""`toolscore report`: every format, to stdout or a file, with a baseline."""
+"""`toolgrade report`: every format, to stdout or a file, with a baseline."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import toolscore
-from toolscore.cli import app
+import toolgrade
+from toolgrade.cli import app
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "report"
 RUN = str(DATA / "run.json")
@@ -28,17 +28,17 @@ def test_report_cli_baseline_adds_comparison() -> None:
     assert "vs Baseline (v1.2):\n  Delta: -27.3% (was 54.5%)" in result.stdout
 
 
-@pytest.mark.parametrize("fmt", toolscore.report.REPORT_FORMATS)
+@pytest.mark.parametrize("fmt", toolgrade.report.REPORT_FORMATS)
 def test_report_cli_output_file_matches_library(fmt: str, tmp_path: Path) -> None:
     out = tmp_path / f"report-{fmt}"
     result = CliRunner().invoke(app, ["report", RUN, "--format", fmt, "-o", str(out)])
     assert result.exit_code == 0, result.output
-    run = toolscore.resolve_run(RUN)
-    assert out.read_text(encoding="utf-8") == toolscore.render_report(run, fmt)
+    run = toolgrade.resolve_run(RUN)
+    assert out.read_text(encoding="utf-8") == toolgrade.render_report(run, fmt)
 
 
 def test_report_cli_stored_run_by_tag(tmp_path: Path) -> None:
-    toolscore.save_run(toolscore.resolve_run(BASELINE))
+    toolgrade.save_run(toolgrade.resolve_run(BASELINE))
     result = CliRunner().invoke(app, ["report", "v1.2", "-f", "markdown"])
     assert result.exit_code == 0, result.output
     assert "**Run:** 20260115-100000-base" in result.stdout

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-import toolscore
+import toolgrade
 
 
 def _sections(text: str) -> list[str]:
@@ -12,9 +12,9 @@ def _sections(text: str) -> list[str]:
 
 
 def test_text_sections_follow_specification_order(
-    run: toolscore.RunResult, comparison: toolscore.Comparison
+    run: toolgrade.RunResult, comparison: toolgrade.Comparison
 ) -> None:
-    text = toolscore.render_report(run, "text", comparison=comparison)
+    text = toolgrade.render_report(run, "text", comparison=comparison)
     heads = [h.split(":")[0] for h in _sections(text)]
     order = [
         "Tool-Call Correctness Report",
@@ -35,16 +35,16 @@ def test_text_sections_follow_specification_order(
     assert text.splitlines()[1] == "=" * len("Tool-Call Correctness Report")
 
 
-def test_text_counts_and_accuracy_line_match_metrics(run: toolscore.RunResult) -> None:
-    text = toolscore.render_report(run, "text")
-    m = toolscore.compute_metrics(run)
+def test_text_counts_and_accuracy_line_match_metrics(run: toolgrade.RunResult) -> None:
+    text = toolgrade.render_report(run, "text")
+    m = toolgrade.compute_metrics(run)
     assert f"Total Cases: {m.total}\n" in text
     assert f"Passed: {m.passed}\nFailed: {m.failed}\nTimeouts: 1\nErrors: 1\n" in text
     assert re.search(r"^Accuracy: 27\.3% \(95% CI: \d+\.\d% - \d+\.\d%\)$", text, re.M)
 
 
-def test_text_breakdown_labels_are_aligned(run: toolscore.RunResult) -> None:
-    text = toolscore.render_report(run, "text")
+def test_text_breakdown_labels_are_aligned(run: toolgrade.RunResult) -> None:
+    text = toolgrade.render_report(run, "text")
     block = text.split("By Tool:\n")[1].split("\n\n")[0].splitlines()
     columns = {re.match(r"  .+?:\s+(?=\d)", line).end() for line in block}  # type: ignore[union-attr]
     assert len(columns) == 1
@@ -52,11 +52,11 @@ def test_text_breakdown_labels_are_aligned(run: toolscore.RunResult) -> None:
     assert "  Simple:   66.7% (2/3)" in text
 
 
-def test_text_every_failure_shows_prompt_expected_actual(run: toolscore.RunResult) -> None:
-    text = toolscore.render_report(run, "text")
+def test_text_every_failure_shows_prompt_expected_actual(run: toolgrade.RunResult) -> None:
+    text = toolgrade.render_report(run, "text")
     failures = text.split("\nFailures:\n")[1].split("\n\n")[0]
     blocks = re.split(r"\n(?=  \S)", failures)
-    assert len(blocks) == toolscore.compute_metrics(run).failed
+    assert len(blocks) == toolgrade.compute_metrics(run).failed
     for block in blocks:
         assert "    Prompt:" in block
         assert "    Expected:" in block
@@ -66,33 +66,33 @@ def test_text_every_failure_shows_prompt_expected_actual(run: toolscore.RunResul
 
 
 def test_text_baseline_block_has_delta_and_status(
-    run: toolscore.RunResult, comparison: toolscore.Comparison
+    run: toolgrade.RunResult, comparison: toolgrade.Comparison
 ) -> None:
-    text = toolscore.render_report(run, "text", comparison=comparison)
+    text = toolgrade.render_report(run, "text", comparison=comparison)
     tail = text.split("vs Baseline (v1.2):\n")[1]
     assert tail.startswith("  Delta: -27.3% (was 54.5%)\n  Status: Within acceptable variance\n")
 
 
-def test_text_control_characters_are_made_visible(run: toolscore.RunResult) -> None:
+def test_text_control_characters_are_made_visible(run: toolgrade.RunResult) -> None:
     failing = run.results[3].model_copy(
         update={"prompt": "hi \x1b[2J\x1b]0;owned\x07 there", "raw_response": None}
     )
-    text = toolscore.render_report(run.model_copy(update={"results": (failing,)}), "text")
+    text = toolgrade.render_report(run.model_copy(update={"results": (failing,)}), "text")
     assert "\x1b" not in text and "\x07" not in text
     assert "hi \\x1b[2J\\x1b]0;owned\\x07 there" in text
 
 
-def test_text_empty_run_reports_no_scored_cases(run: toolscore.RunResult) -> None:
-    text = toolscore.render_report(run.model_copy(update={"results": ()}), "text")
+def test_text_empty_run_reports_no_scored_cases(run: toolgrade.RunResult) -> None:
+    text = toolgrade.render_report(run.model_copy(update={"results": ()}), "text")
     assert "Total Cases: 0\n" in text
     assert "Accuracy: n/a (no scored cases)\n" in text
     assert "Failures:" not in text
 
 
-def test_text_repeated_cases_are_numbered(run: toolscore.RunResult) -> None:
+def test_text_repeated_cases_are_numbered(run: toolgrade.RunResult) -> None:
     first = run.results[2]
     second = first.model_copy(update={"repeat": 1})
     repeated = run.model_copy(update={"results": (first, second), "repeat": 2})
-    text = toolscore.render_report(repeated, "text")
+    text = toolgrade.render_report(repeated, "text")
     assert "  TC-015 #1: Expected search, got read_file" in text
     assert "  TC-015 #2: Expected search, got read_file" in text

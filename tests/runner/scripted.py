@@ -6,17 +6,17 @@ import json
 from pathlib import Path
 from typing import Any
 
-import toolscore
+import toolgrade
 from runner.fakeserver import Step
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "runner"
 SCRIPTED = DATA / "scripted.json"
 
 
-def load() -> tuple[toolscore.Suite, dict[str, list[Step]], dict[str, dict[str, Any]]]:
+def load() -> tuple[toolgrade.Suite, dict[str, list[Step]], dict[str, dict[str, Any]]]:
     """(suite, server script, expected outcome per case id)."""
     data = json.loads(SCRIPTED.read_text(encoding="utf-8"))
-    suite = toolscore.Suite.model_validate(data["suite"])
+    suite = toolgrade.Suite.model_validate(data["suite"])
     script = {prompt: [Step(**step) for step in steps] for prompt, steps in data["script"].items()}
     return suite, script, data["expected"]
 

@@ -1,4 +1,4 @@
-"""rescore_run and `toolscore report --profile/--rubric/--suite`: new verdicts, no model."""
+"""rescore_run and `toolgrade report --profile/--rubric/--suite`: new verdicts, no model."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import toolscore
-from toolscore.cli import app
+import toolgrade
+from toolgrade.cli import app
 
 SAMPLES = Path(__file__).parents[2] / "examples" / "sample-responses.jsonl"
 
 
-def _suite(tmp_path: Path) -> tuple[toolscore.Suite, Path]:
+def _suite(tmp_path: Path) -> tuple[toolgrade.Suite, Path]:
     tool = {
         "name": "set_limit",
         "parameters": {
@@ -67,18 +67,18 @@ def _suite(tmp_path: Path) -> tuple[toolscore.Suite, Path]:
         },
     ]
     responses.write_text("".join(json.dumps(line) + "\n" for line in lines), "utf-8")
-    return toolscore.load_suite(path), responses
+    return toolgrade.load_suite(path), responses
 
 
-def _run(suite: toolscore.Suite, responses: Path) -> toolscore.RunResult:
-    options = toolscore.RunOptions(persist=False)
-    return toolscore.run_suite(suite, f"replay/{responses}", options=options, progress="none")
+def _run(suite: toolgrade.Suite, responses: Path) -> toolgrade.RunResult:
+    options = toolgrade.RunOptions(persist=False)
+    return toolgrade.run_suite(suite, f"replay/{responses}", options=options, progress="none")
 
 
 def test_rescore_same_profile_reproduces_verdicts() -> None:
-    suite = toolscore.load_suite("coding-agent")
+    suite = toolgrade.load_suite("coding-agent")
     run = _run(suite, SAMPLES)
-    again = toolscore.rescore_run(run, suite)
+    again = toolgrade.rescore_run(run, suite)
     assert [(r.case_id, r.status, r.score) for r in again.results] == [
         (r.case_id, r.status, r.score) for r in run.results
     ]
@@ -89,11 +89,11 @@ def test_rescore_bfcl_profile_changes_schema_coerced_verdict(tmp_path: Path) -> 
     run = _run(suite, responses)
     by_id = {r.case_id: r for r in run.results}
     assert (
-        by_id["a"].status is toolscore.Status.CORRECT
+        by_id["a"].status is toolgrade.Status.CORRECT
     )  # "5" equals 5 where the schema says integer
-    strict = {r.case_id: r for r in toolscore.rescore_run(run, suite, profile="bfcl").results}
-    assert strict["a"].status is toolscore.Status.WRONG_ARGS  # BFCL: a string is not an int
-    assert strict["b"].status is toolscore.Status.CORRECT
+    strict = {r.case_id: r for r in toolgrade.rescore_run(run, suite, profile="bfcl").results}
+    assert strict["a"].status is toolgrade.Status.WRONG_ARGS  # BFCL: a string is not an int
+    assert strict["b"].status is toolgrade.Status.CORRECT
     assert strict["c"] == by_id["c"]  # unscored results are kept as they were
     assert strict["a"].raw_response == by_id["a"].raw_response
     assert strict["a"].latency_ms == by_id["a"].latency_ms
@@ -102,7 +102,7 @@ def test_rescore_bfcl_profile_changes_schema_coerced_verdict(tmp_path: Path) -> 
 def test_rescore_rubric_override_changes_scores(tmp_path: Path) -> None:
     suite, responses = _suite(tmp_path)
     run = _run(suite, responses)
-    binary = toolscore.rescore_run(run, suite, rubric="binary")
+    binary = toolgrade.rescore_run(run, suite, rubric="binary")
     assert binary.rubric == "binary" and binary.profile == "default"
     assert {r.case_id: r.score for r in run.results}["d"] == 0.5  # partial: right tool, wrong value
     assert {r.case_id: r.score for r in binary.results}["d"] == 0.0
@@ -111,11 +111,11 @@ def test_rescore_rubric_override_changes_scores(tmp_path: Path) -> None:
 def test_rescore_case_missing_from_suite_names_it(tmp_path: Path) -> None:
     suite, responses = _suite(tmp_path)
     run = _run(suite, responses)
-    smaller = toolscore.select_cases(suite, toolscore.Selection(ids=("a",)))
+    smaller = toolgrade.select_cases(suite, toolgrade.Selection(ids=("a",)))
     with pytest.raises(
-        toolscore.InputError, match=r"3 case\(s\) of run .* are not in the suite: b, c, d"
+        toolgrade.InputError, match=r"3 case\(s\) of run .* are not in the suite: b, c, d"
     ):
-        toolscore.rescore_run(run, smaller)
+        toolgrade.rescore_run(run, smaller)
 
 
 def test_cli_report_profile_rejudges_stored_run(tmp_path: Path) -> None:

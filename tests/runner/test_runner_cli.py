@@ -1,4 +1,4 @@
-"""`toolscore run`, `evaluate` and `doctor` through the command line."""
+"""`toolgrade run`, `evaluate` and `doctor` through the command line."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import toolscore
+import toolgrade
 from runner import scripted
 from runner.fakeserver import FakeServer, Step
-from toolscore.cli import app
+from toolgrade.cli import app
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "examples" / "sample-responses.jsonl"
@@ -48,7 +48,7 @@ def test_cli_run_against_server_writes_reports(suite_file: Path, tmp_path: Path)
     assert "Accuracy" in result.output
     assert junit.read_text(encoding="utf-8").startswith("<?xml")
     assert json.loads(report.read_text(encoding="utf-8"))
-    run = toolscore.resolve_run("nightly")
+    run = toolgrade.resolve_run("nightly")
     assert [r.case_id for r in run.results] == ["R-structured", "R-hermes"]
     assert run.selection["ids"] == ["R-structured", "R-hermes"]
 
@@ -92,7 +92,7 @@ def test_cli_run_bad_usage_exits_2(args: list[str]) -> None:
 def test_cli_evaluate_sample_responses_scores_them() -> None:
     result = _cli("evaluate", "--suite", "coding-agent", "--responses", str(SAMPLES))
     assert result.exit_code == 0, result.output
-    run = toolscore.resolve_run(toolscore.list_runs()[0].run_id)
+    run = toolgrade.resolve_run(toolgrade.list_runs()[0].run_id)
     wrong = {
         json.loads(line)["case_id"]
         for line in SAMPLES.read_text(encoding="utf-8").splitlines()
@@ -108,7 +108,7 @@ def test_cli_evaluate_equals_run_with_replay() -> None:
     args = ["--suite", "coding-agent", "--limit", "12", "--quiet"]
     assert _cli("evaluate", *args, "--responses", str(SAMPLES)).exit_code == 0
     assert _cli("run", *args, "--model", f"replay/{SAMPLES}").exit_code == 0
-    first, second = (toolscore.resolve_run(s.run_id) for s in toolscore.list_runs()[:2])
+    first, second = (toolgrade.resolve_run(s.run_id) for s in toolgrade.list_runs()[:2])
     assert [(r.case_id, r.status, r.score) for r in first.results] == [
         (r.case_id, r.status, r.score) for r in second.results
     ]

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-import toolscore
-from toolscore.results import CaseResult, RunResult, Status
-from toolscore.runner import make_progress
-from toolscore.store import RunFolder, RunManifest
+import toolgrade
+from toolgrade.results import CaseResult, RunResult, Status
+from toolgrade.runner import make_progress
+from toolgrade.store import RunFolder, RunManifest
 
 
 def _header(run_id: str = "run-1") -> RunResult:
@@ -21,7 +21,7 @@ def _header(run_id: str = "run-1") -> RunResult:
         suite_version="1",
         suite_hash="sha256:x",
         model="replay/x",
-        toolscore_version="0",
+        toolgrade_version="0",
         started_at=datetime(2026, 1, 1, tzinfo=UTC),
         status="running",
     )
@@ -40,13 +40,13 @@ def _folder(n: int = 3) -> RunFolder:
     return folder
 
 
-def test_data_dir_honours_toolscore_home(toolscore_home: Path) -> None:
-    assert toolscore.data_dir() == toolscore_home.absolute()
+def test_data_dir_honours_toolgrade_home(toolgrade_home: Path) -> None:
+    assert toolgrade.data_dir() == toolgrade_home.absolute()
 
 
-def test_data_dir_defaults_to_dot_toolscore(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("TOOLSCORE_HOME")
-    assert toolscore.data_dir() == Path(".toolscore").absolute()
+def test_data_dir_defaults_to_dot_toolgrade(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TOOLGRADE_HOME")
+    assert toolgrade.data_dir() == Path(".toolgrade").absolute()
 
 
 def test_folder_torn_last_line_is_dropped_and_repaired() -> None:
@@ -69,16 +69,16 @@ def test_folder_corrupt_middle_line_is_a_store_error() -> None:
     folder = _folder()
     lines = folder.results_path.read_bytes().splitlines(keepends=True)
     folder.results_path.write_bytes(lines[0] + b"garbage\n" + b"".join(lines[1:]))
-    with pytest.raises(toolscore.StoreError, match="line 2"):
+    with pytest.raises(toolgrade.StoreError, match="line 2"):
         folder.read_results()
 
 
 def test_load_run_folder_by_id_path_and_manifest() -> None:
     folder = _folder()
-    by_id = toolscore.load_run_folder("run-1")
+    by_id = toolgrade.load_run_folder("run-1")
     assert [r.case_id for r in by_id.results] == ["C-0", "C-1", "C-2"]
-    assert toolscore.load_run_folder(folder.path) == by_id
-    assert toolscore.load_run_folder(folder.manifest_path) == by_id
+    assert toolgrade.load_run_folder(folder.path) == by_id
+    assert toolgrade.load_run_folder(folder.manifest_path) == by_id
 
 
 def test_load_run_folder_orders_by_case_then_repeat_last_wins() -> None:
@@ -87,7 +87,7 @@ def test_load_run_folder_orders_by_case_then_repeat_last_wins() -> None:
     for result in (_result("A", repeat=1), _result("A"), _result("B"), _result("B", Status.ERROR)):
         folder.append_result(result)
     folder.close()
-    run = toolscore.load_run_folder("run-1")
+    run = toolgrade.load_run_folder("run-1")
     assert [(r.case_id, r.repeat, r.status) for r in run.results] == [
         ("B", 0, Status.ERROR),
         ("A", 0, Status.CORRECT),
@@ -96,13 +96,13 @@ def test_load_run_folder_orders_by_case_then_repeat_last_wins() -> None:
 
 
 def test_load_run_folder_missing_is_a_store_error() -> None:
-    with pytest.raises(toolscore.StoreError, match="no run folder"):
-        toolscore.load_run_folder("nope")
+    with pytest.raises(toolgrade.StoreError, match="no run folder"):
+        toolgrade.load_run_folder("nope")
 
 
 def test_folder_create_twice_is_a_store_error() -> None:
     _folder()
-    with pytest.raises(toolscore.StoreError, match="exists"):
+    with pytest.raises(toolgrade.StoreError, match="exists"):
         RunFolder.create(RunManifest(run=_header()))
 
 

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-import toolscore
+import toolgrade
 from runner import scripted
 from runner.fakeserver import FakeServer, Step
 
 STRUCTURED = {"openai": "openai", "ollama": "ollama"}
 
 
-def _options(**changes: object) -> toolscore.RunOptions:
+def _options(**changes: object) -> toolgrade.RunOptions:
     base: dict[str, object] = {
         "timeout": 2.0,
         "concurrency": 8,
@@ -23,18 +23,18 @@ def _options(**changes: object) -> toolscore.RunOptions:
         "suite_source": None,
     }
     base.update(changes)
-    return toolscore.RunOptions(**base)  # type: ignore[arg-type]
+    return toolgrade.RunOptions(**base)  # type: ignore[arg-type]
 
 
 @pytest.fixture(scope="module")
-def runs() -> dict[str, tuple[toolscore.RunResult, list[dict[str, object]]]]:
+def runs() -> dict[str, tuple[toolgrade.RunResult, list[dict[str, object]]]]:
     """One run per API over the scripted suite (module scope: the slow case waits once)."""
     suite, script, _ = scripted.load()
     out = {}
     for provider in ("openai", "ollama"):
         with FakeServer(script, models=("test-model",)) as server:
             url = server.openai_url if provider == "openai" else server.ollama_url
-            run = toolscore.run_suite(
+            run = toolgrade.run_suite(
                 suite,
                 f"{provider}/test-model",
                 options=_options(base_url=url, persist=False),
@@ -70,7 +70,7 @@ def test_runner_records_settings_and_server_identity(runs: dict, provider: str) 
     assert run.backend["temperature"] == 0.0
     assert run.backend["seed"] == 11
     assert run.backend["mode"] == "native"
-    assert run.toolscore_version == toolscore.__version__
+    assert run.toolgrade_version == toolgrade.__version__
     if provider == "openai":
         assert run.server["system_fingerprints"] == ["fp_test_1"]
         assert run.server["model_listed"] is True
@@ -91,7 +91,7 @@ def test_runner_repeat_runs_each_case_k_times() -> None:
     suite, script, _ = scripted.load()
     suite = suite.model_copy(update={"cases": suite.cases[:2]})
     with FakeServer(script) as server:
-        run = toolscore.run_suite(
+        run = toolgrade.run_suite(
             suite,
             "openai/test-model",
             options=_options(base_url=server.openai_url, repeat=3, persist=False),
@@ -113,7 +113,7 @@ def test_runner_prompt_mode_extracts_text_calls() -> None:
     suite = suite.model_copy(update={"cases": suite.cases[:1]})
     hermes = '<tool_call>\n{"name": "read_file", "arguments": {"path": "README.md"}}\n</tool_call>'
     with FakeServer({"read README.md": [Step(content=hermes)]}) as server:
-        run = toolscore.run_suite(
+        run = toolgrade.run_suite(
             suite,
             "llamacpp/test-model",
             options=_options(base_url=server.openai_url, mode="prompt", persist=False),
@@ -126,17 +126,17 @@ def test_runner_prompt_mode_extracts_text_calls() -> None:
     assert run.results[0].extraction_format == "hermes"
 
 
-def test_runner_writes_run_folder_and_logs(toolscore_home: Path) -> None:
+def test_runner_writes_run_folder_and_logs(toolgrade_home: Path) -> None:
     suite, script, _ = scripted.load()
     suite = suite.model_copy(update={"cases": suite.cases[:7]})
     with FakeServer(script) as server:
-        run = toolscore.run_suite(
+        run = toolgrade.run_suite(
             suite,
             "openai/test-model",
             options=_options(base_url=server.openai_url),
             handle_signals=False,
         )
-    folder = toolscore_home / "runs" / run.run_id
+    folder = toolgrade_home / "runs" / run.run_id
     lines = (folder / "results.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(lines) == 7
     assert all(json.loads(line)["raw_response"] is not None for line in lines)
@@ -151,32 +151,32 @@ def test_runner_writes_run_folder_and_logs(toolscore_home: Path) -> None:
     levels = {x["event"]: x["level"] for x in logs}
     assert levels["case_start"] == "debug"
     assert levels["case_result"] == "info"
-    loaded = toolscore.load_run_folder(run.run_id)
+    loaded = toolgrade.load_run_folder(run.run_id)
     assert loaded == run
 
 
 def test_runner_refused_port_raises_unreachable_before_creating_a_folder(
-    toolscore_home: Path,
+    toolgrade_home: Path,
 ) -> None:
     suite, _, _ = scripted.load()
-    with pytest.raises(toolscore.BackendUnreachable, match="is it running"):
-        toolscore.run_suite(
+    with pytest.raises(toolgrade.BackendUnreachable, match="is it running"):
+        toolgrade.run_suite(
             suite,
             "openai/m",
             options=_options(base_url="http://127.0.0.1:9/v1", max_retries=0),
             handle_signals=False,
         )
-    assert not (toolscore_home / "runs").exists()
+    assert not (toolgrade_home / "runs").exists()
 
 
 def test_runner_unknown_profile_fails_up_front() -> None:
     suite, _, _ = scripted.load()
-    with pytest.raises(toolscore.ConfigError, match="profile"):
-        toolscore.run_suite(suite, "openai/m", options=_options(profile="nope"))
+    with pytest.raises(toolgrade.ConfigError, match="profile"):
+        toolgrade.run_suite(suite, "openai/m", options=_options(profile="nope"))
 
 
 def test_runner_concurrency_bounds_requests_in_flight() -> None:
-    suite = toolscore.Suite.model_validate(
+    suite = toolgrade.Suite.model_validate(
         {
             "name": "c",
             "tools": [{"name": "read_file"}],
@@ -185,7 +185,7 @@ def test_runner_concurrency_bounds_requests_in_flight() -> None:
     )
     script = {f"p{i}": [Step(delay=0.15, content="ok")] for i in range(9)}
     with FakeServer(script) as server:
-        run = toolscore.run_suite(
+        run = toolgrade.run_suite(
             suite,
             "openai/m",
             options=_options(base_url=server.openai_url, concurrency=3, persist=False),
@@ -208,7 +208,7 @@ def test_runner_python_callable_agent(tmp_path: Path, monkeypatch: pytest.Monkey
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     suite, _, _ = scripted.load()
-    run = toolscore.run_suite(
+    run = toolgrade.run_suite(
         suite, "python/runner_agent_mod:agent", options=_options(persist=False)
     )
     status = {r.case_id: r.status for r in run.results}

@@ -15,15 +15,15 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import toolscore
+import toolgrade
 from runner.fakeserver import FakeServer, Step
-from toolscore.cli import app
+from toolgrade.cli import app
 
 N_CASES = 30
 
 
-def _suite() -> toolscore.Suite:
-    return toolscore.Suite.model_validate(
+def _suite() -> toolgrade.Suite:
+    return toolgrade.Suite.model_validate(
         {
             "name": "resumable",
             "tools": [{"name": "read_file", "parameters": {"type": "object"}}],
@@ -52,15 +52,15 @@ def _script(delay: float = 0.0) -> dict[str, list[Step]]:
     }
 
 
-def _comparable(run: toolscore.RunResult) -> list[tuple[Any, ...]]:
+def _comparable(run: toolgrade.RunResult) -> list[tuple[Any, ...]]:
     return [
         (r.case_id, r.repeat, r.status, r.score, r.actual, r.raw_response, r.extraction_format)
         for r in run.results
     ]
 
 
-def _options(url: str, **changes: Any) -> toolscore.RunOptions:
-    return toolscore.RunOptions(base_url=url, concurrency=2, timeout=5.0, **changes)
+def _options(url: str, **changes: Any) -> toolgrade.RunOptions:
+    return toolgrade.RunOptions(base_url=url, concurrency=2, timeout=5.0, **changes)
 
 
 class _StopAfter:
@@ -69,10 +69,10 @@ class _StopAfter:
     def __init__(self, stop: asyncio.Event, n: int) -> None:
         self.stop, self.n, self.seen = stop, n, 0
 
-    def start(self, *, total: int, done: tuple[toolscore.CaseResult, ...]) -> None:
+    def start(self, *, total: int, done: tuple[toolgrade.CaseResult, ...]) -> None:
         pass
 
-    def update(self, result: toolscore.CaseResult) -> None:
+    def update(self, result: toolgrade.CaseResult) -> None:
         self.seen += 1
         if self.seen >= self.n:
             self.stop.set()
@@ -84,13 +84,13 @@ class _StopAfter:
 def test_runner_stop_keeps_results_and_resume_completes() -> None:
     suite = _suite()
     with FakeServer(_script(delay=0.01)) as server:
-        reference = toolscore.run_suite(
+        reference = toolgrade.run_suite(
             suite, "openai/m", options=_options(server.openai_url, persist=False)
         )
 
-        async def stopped() -> toolscore.RunResult:
+        async def stopped() -> toolgrade.RunResult:
             stop = asyncio.Event()
-            return await toolscore.arun_suite(
+            return await toolgrade.arun_suite(
                 suite,
                 "openai/m",
                 options=_options(server.openai_url),
@@ -101,23 +101,23 @@ def test_runner_stop_keeps_results_and_resume_completes() -> None:
         partial = asyncio.run(stopped())
         assert partial.status == "interrupted"
         assert 5 <= len(partial.results) < N_CASES
-        assert toolscore.load_run_folder(partial.run_id).status == "interrupted"
-        resumed = toolscore.resume_run(partial.run_id, suite=suite, handle_signals=False)
+        assert toolgrade.load_run_folder(partial.run_id).status == "interrupted"
+        resumed = toolgrade.resume_run(partial.run_id, suite=suite, handle_signals=False)
     assert resumed.status == "complete"
     assert resumed.finished_at is not None
     assert _comparable(resumed) == _comparable(reference)
 
 
-def test_runner_resume_reruns_torn_last_line(toolscore_home: Path) -> None:
+def test_runner_resume_reruns_torn_last_line(toolgrade_home: Path) -> None:
     suite = _suite()
     with FakeServer(_script()) as server:
-        full = toolscore.run_suite(suite, "openai/m", options=_options(server.openai_url))
-        results = toolscore_home / "runs" / full.run_id / "results.jsonl"
+        full = toolgrade.run_suite(suite, "openai/m", options=_options(server.openai_url))
+        results = toolgrade_home / "runs" / full.run_id / "results.jsonl"
         lines = results.read_bytes().splitlines(keepends=True)
         # Keep 10 results, then half of the 11th: a write torn by a crash.
         results.write_bytes(b"".join(lines[:10]) + lines[10][: len(lines[10]) // 2])
         hits_before = sum(server.hits.values())
-        resumed = toolscore.resume_run(full.run_id, suite=suite, handle_signals=False)
+        resumed = toolgrade.resume_run(full.run_id, suite=suite, handle_signals=False)
         rerun = sum(server.hits.values()) - hits_before
     assert rerun == N_CASES - 10
     assert _comparable(resumed) == _comparable(full)
@@ -127,17 +127,17 @@ def test_runner_resume_reruns_torn_last_line(toolscore_home: Path) -> None:
 def test_runner_resume_refuses_a_changed_suite() -> None:
     suite = _suite()
     with FakeServer(_script()) as server:
-        run = toolscore.run_suite(suite, "openai/m", options=_options(server.openai_url))
+        run = toolgrade.run_suite(suite, "openai/m", options=_options(server.openai_url))
     changed = suite.model_copy(update={"version": "2"})
-    with pytest.raises(toolscore.ConfigError, match="suite changed"):
-        toolscore.resume_run(run.run_id, suite=changed, handle_signals=False)
+    with pytest.raises(toolgrade.ConfigError, match="suite changed"):
+        toolgrade.resume_run(run.run_id, suite=changed, handle_signals=False)
 
 
 def test_runner_resume_without_recorded_suite_asks_for_it() -> None:
     with FakeServer(_script()) as server:
-        run = toolscore.run_suite(_suite(), "openai/m", options=_options(server.openai_url))
-    with pytest.raises(toolscore.ConfigError, match="pass the suite"):
-        toolscore.resume_run(run.run_id, handle_signals=False)
+        run = toolgrade.run_suite(_suite(), "openai/m", options=_options(server.openai_url))
+    with pytest.raises(toolgrade.ConfigError, match="pass the suite"):
+        toolgrade.resume_run(run.run_id, handle_signals=False)
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
@@ -147,12 +147,12 @@ def test_runner_sigint_stops_cleanly() -> None:
         timer = threading.Timer(0.5, os.kill, args=(os.getpid(), signal.SIGINT))
         timer.start()
         try:
-            run = toolscore.run_suite(suite, "openai/m", options=_options(server.openai_url))
+            run = toolgrade.run_suite(suite, "openai/m", options=_options(server.openai_url))
         finally:
             timer.cancel()
     assert run.status == "interrupted"
     assert 0 < len(run.results) < N_CASES
-    assert len(toolscore.load_run_folder(run.run_id).results) == len(run.results)
+    assert len(toolgrade.load_run_folder(run.run_id).results) == len(run.results)
 
 
 def _write_suite(path: Path) -> Path:
@@ -162,21 +162,21 @@ def _write_suite(path: Path) -> Path:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX-only")
 def test_runner_sigkill_then_resume_matches_uninterrupted_run(
-    tmp_path: Path, toolscore_home: Path
+    tmp_path: Path, toolgrade_home: Path
 ) -> None:
     suite_file = _write_suite(tmp_path / "suite.json")
     with FakeServer(_script(delay=0.05)) as server:
-        reference = toolscore.run_suite(
+        reference = toolgrade.run_suite(
             _suite(), "openai/m", options=_options(server.openai_url, persist=False)
         )
         command = [
-            sys.executable, "-m", "toolscore", "run", "--suite", str(suite_file),
+            sys.executable, "-m", "toolgrade", "run", "--suite", str(suite_file),
             "--model", "openai/m", "--base-url", server.openai_url,
             "--concurrency", "2", "--quiet",
         ]  # fmt: skip
         child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
-            results = _wait_for_results(toolscore_home, minimum=8, child=child)
+            results = _wait_for_results(toolgrade_home, minimum=8, child=child)
             child.send_signal(signal.SIGKILL)
         finally:
             child.wait(timeout=30)
@@ -186,7 +186,7 @@ def test_runner_sigkill_then_resume_matches_uninterrupted_run(
         run_id = results.parent.name
         outcome = CliRunner().invoke(app, ["run", "--resume", run_id, "--quiet"])
         assert outcome.exit_code == 0, outcome.output
-    resumed = toolscore.load_run_folder(run_id)
+    resumed = toolgrade.load_run_folder(run_id)
     assert resumed.status == "complete"
     assert _comparable(resumed) == _comparable(reference)
 
@@ -206,7 +206,7 @@ def _wait_for_results(home: Path, *, minimum: int, child: subprocess.Popen[bytes
 def test_stop_on_signals_falls_back_without_add_signal_handler(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from toolscore.runner._signals import stop_on_signals
+    from toolgrade.runner._signals import stop_on_signals
 
     before = signal.getsignal(signal.SIGINT)
 
@@ -242,17 +242,17 @@ def test_resume_replay_run_from_another_directory(
     )
     monkeypatch.chdir(tmp_path / "a")
 
-    async def stopped() -> toolscore.RunResult:
+    async def stopped() -> toolgrade.RunResult:
         stop = asyncio.Event()
-        return await toolscore.arun_suite(
+        return await toolgrade.arun_suite(
             suite, "replay/answers.jsonl", stop=stop, progress=_StopAfter(stop, 3)
         )
 
     partial = asyncio.run(stopped())
     monkeypatch.chdir(tmp_path / "b")
-    resumed = toolscore.resume_run(partial.run_id, suite=suite, handle_signals=False)
+    resumed = toolgrade.resume_run(partial.run_id, suite=suite, handle_signals=False)
     assert len(resumed.results) == N_CASES
-    assert {r.status for r in resumed.results} == {toolscore.Status.MISSED_CALL}
+    assert {r.status for r in resumed.results} == {toolgrade.Status.MISSED_CALL}
 
 
 class _KillServerAfter(_StopAfter):
@@ -261,30 +261,30 @@ class _KillServerAfter(_StopAfter):
     def __init__(self, server: FakeServer, n: int) -> None:
         self.server, self.n, self.seen = server, n, 0
 
-    def update(self, result: toolscore.CaseResult) -> None:
+    def update(self, result: toolgrade.CaseResult) -> None:
         self.seen += 1
         if self.seen == self.n:
             self.server.stop()
 
 
-def test_runner_server_lost_mid_run_stops_and_resumes(toolscore_home: Path) -> None:
+def test_runner_server_lost_mid_run_stops_and_resumes(toolgrade_home: Path) -> None:
     suite = _suite()
     with FakeServer(_script()) as server:
-        reference = toolscore.run_suite(
+        reference = toolgrade.run_suite(
             suite, "openai/m", options=_options(server.openai_url, persist=False)
         )
     first = FakeServer(_script(delay=0.01)).__enter__()
     port = int(first.url.rsplit(":", 1)[1])
     options = _options(first.openai_url, max_retries=1, retry_base_delay=0.01)
-    with pytest.raises(toolscore.BackendUnreachable, match="stopped answering") as info:
-        toolscore.run_suite(suite, "openai/m", options=options, progress=_KillServerAfter(first, 5))
+    with pytest.raises(toolgrade.BackendUnreachable, match="stopped answering") as info:
+        toolgrade.run_suite(suite, "openai/m", options=options, progress=_KillServerAfter(first, 5))
     first.stop()
-    run_id = next((toolscore_home / "runs").iterdir()).name
+    run_id = next((toolgrade_home / "runs").iterdir()).name
     assert f"--resume {run_id}" in str(info.value)
-    kept = toolscore.load_run_folder(run_id)
+    kept = toolgrade.load_run_folder(run_id)
     assert kept.status == "interrupted"
     assert 5 <= len(kept.results) < N_CASES
     assert all(r.status != "error" for r in kept.results)  # nobody recorded "cannot connect"
     with FakeServer(_script(), port=port):
-        resumed = toolscore.resume_run(run_id, suite=suite, handle_signals=False)
+        resumed = toolgrade.resume_run(run_id, suite=suite, handle_signals=False)
     assert _comparable(resumed) == _comparable(reference)

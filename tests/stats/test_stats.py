@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from toolscore.stats import (
+from toolgrade.stats import (
     Interval,
     bootstrap_mean_interval,
     mcnemar_exact,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolscore.stats import mcnemar_exact, paired_difference_interval, wilson_interval
+from toolgrade.stats import mcnemar_exact, paired_difference_interval, wilson_interval
 
 counts = st.integers(min_value=0, max_value=400)
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from toolscore.errors import BaselineError, StoreError
-from toolscore.store import (
+from toolgrade.errors import BaselineError, StoreError
+from toolgrade.store import (
     db_path,
     delete_run,
     export_run,
@@ -37,11 +37,11 @@ ROWS = [
 ]
 
 
-def test_store_save_then_get_round_trips_exactly(make_run, toolscore_home: Path) -> None:
+def test_store_save_then_get_round_trips_exactly(make_run, toolgrade_home: Path) -> None:
     run = make_run(ROWS, run_id="20260101-aaaa", tags=("v1.0",))
     save_run(run)
-    assert db_path() == toolscore_home / "toolscore.db"
-    assert (toolscore_home / "toolscore.db").exists()
+    assert db_path() == toolgrade_home / "toolgrade.db"
+    assert (toolgrade_home / "toolgrade.db").exists()
     assert get_run("20260101-aaaa") == run
 
 
@@ -66,9 +66,9 @@ def test_store_list_runs_newest_first_with_counts(make_run) -> None:
     assert json.loads(json.dumps(runs[0].to_dict()))["run_id"] == "new"
 
 
-def test_store_list_runs_without_database_is_empty(toolscore_home: Path) -> None:
+def test_store_list_runs_without_database_is_empty(toolgrade_home: Path) -> None:
     assert list_runs() == []
-    assert not toolscore_home.exists()
+    assert not toolgrade_home.exists()
 
 
 def test_store_get_without_database_raises_store_error() -> None:

@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from toolscore.store._migrations import MIGRATIONS, applied_migrations, migrate, transaction
+from toolgrade.store._migrations import MIGRATIONS, applied_migrations, migrate, transaction
 
 
 def _columns(db: sqlite3.Connection, table: str) -> dict[str, str]:
@@ -41,14 +41,14 @@ def test_migrate_names_are_numbered_and_unique() -> None:
 def test_migrate_schema_columns(db) -> None:
     migrate(db)
     tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    assert tables == {"_toolscore_migrations", "runs", "case_results", "run_tags"}
+    assert tables == {"_toolgrade_migrations", "runs", "case_results", "run_tags"}
     assert _columns(db, "runs") == {
         "run_id": "TEXT",
         "suite_name": "TEXT",
         "suite_version": "TEXT",
         "suite_hash": "TEXT",
         "model": "TEXT",
-        "toolscore_version": "TEXT",
+        "toolgrade_version": "TEXT",
         "started_at": "TEXT",
         "finished_at": "TEXT",
         "status": "TEXT",
@@ -79,7 +79,7 @@ def test_migrate_partial_database_applies_only_missing(db) -> None:
     applied_migrations(db)
     with transaction(db):
         MIGRATIONS[0](db)
-        db.execute("INSERT INTO _toolscore_migrations VALUES ('m001_initial', 'x')")
+        db.execute("INSERT INTO _toolgrade_migrations VALUES ('m001_initial', 'x')")
     assert migrate(db) == ["m002_tags"]
 
 

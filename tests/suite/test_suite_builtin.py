@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from toolscore import Case, Suite, ToolCall, load_suite
-from toolscore.judge import judge
-from toolscore.match import is_matcher
+from toolgrade import Case, Suite, ToolCall, load_suite
+from toolgrade.judge import judge
+from toolgrade.match import is_matcher
 
 DATA = Path(__file__).parents[1] / "data" / "suite"
 ANSWERS: dict[str, dict[str, list[list[dict[str, object]]]]] = json.loads(
@@ -43,7 +43,7 @@ def test_builtin_every_tool_expected_in_at_least_four_cases() -> None:
 
 def test_builtin_every_case_has_tags_difficulty_and_unique_id() -> None:
     raw = json.loads(
-        resources.files("toolscore.suite").joinpath("builtin/coding-agent.json").read_text("utf-8")
+        resources.files("toolgrade.suite").joinpath("builtin/coding-agent.json").read_text("utf-8")
     )
     for case in raw["cases"]:
         assert case["tags"] and case["difficulty"] in ("easy", "medium", "hard"), case["id"]
@@ -77,7 +77,7 @@ def test_builtin_required_kinds_of_cases_present() -> None:
 
 @pytest.mark.parametrize("tool", SUITE.tools, ids=[t.name for t in SUITE.tools])
 def test_builtin_tool_schema_is_complete(tool: object) -> None:
-    from toolscore import ToolSpec
+    from toolgrade import ToolSpec
 
     assert isinstance(tool, ToolSpec)
     params = tool.parameters

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from toolscore import Case, Suite, SuiteError, ToolSpec, load_suite, parse_suite
+from toolgrade import Case, Suite, SuiteError, ToolSpec, load_suite, parse_suite
 
 
 def _tool(name: str, **properties: Any) -> dict[str, Any]:

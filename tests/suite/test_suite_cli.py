@@ -1,4 +1,4 @@
-"""`toolscore suite list|show|validate|schema` through typer's CliRunner."""
+"""`toolgrade suite list|show|validate|schema` through typer's CliRunner."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-import toolscore
-from toolscore.cli._app import app
+import toolgrade
+from toolgrade.cli._app import app
 
 DATA = Path(__file__).parents[1] / "data" / "suite"
 runner = CliRunner()
@@ -37,9 +37,9 @@ def test_cli_suite_show_json_with_cases_and_selection() -> None:
     assert data["cases"] == 5 and data["by_category"] == {"edge": 5}
     again = json.loads(runner.invoke(app, [*args, "--sample", "5", "--seed", "3"]).output)
     assert [c["id"] for c in data["case_list"]] == [c["id"] for c in again["case_list"]]
-    suite = toolscore.load_suite("coding-agent")
-    picked = toolscore.select_cases(
-        suite, toolscore.Selection(categories=("edge",), sample=5, seed=3)
+    suite = toolgrade.load_suite("coding-agent")
+    picked = toolgrade.select_cases(
+        suite, toolgrade.Selection(categories=("edge",), sample=5, seed=3)
     )
     assert [c["id"] for c in data["case_list"]] == [c.id for c in picked.cases]
 
@@ -109,7 +109,7 @@ def test_cli_suite_validate_json_output(tmp_path: Path) -> None:
 def test_cli_suite_schema_prints_the_schema() -> None:
     result = runner.invoke(app, ["suite", "schema"])
     assert result.exit_code == 0
-    assert json.loads(result.output) == toolscore.suite_schema()
+    assert json.loads(result.output) == toolgrade.suite_schema()
 
 
 def test_cli_suite_show_counts_tools_cases_define_themselves(tmp_path: Path) -> None:

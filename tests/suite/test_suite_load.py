@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-import toolscore
-from toolscore import SuiteError, load_suite, parse_suite
+import toolgrade
+from toolgrade import SuiteError, load_suite, parse_suite
 
 DATA = Path(__file__).parents[1] / "data" / "suite"
 
@@ -47,7 +47,7 @@ def test_load_suite_string_path_same_as_path_object() -> None:
 def test_load_suite_builtin_name_loads_package_data() -> None:
     suite = load_suite("coding-agent")
     assert suite.name == "coding-agent" and suite.version == "1.0"
-    assert "coding-agent" in toolscore.builtin_suite_names()
+    assert "coding-agent" in toolgrade.builtin_suite_names()
 
 
 def test_load_suite_unknown_source_names_builtins() -> None:

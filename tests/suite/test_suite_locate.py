@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from toolscore.suite._locate import line_of, value_lines
+from toolgrade.suite._locate import line_of, value_lines
 
 DOC = """{
   "name": "x",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from toolscore import SuiteError, load_suite
+from toolgrade import SuiteError, load_suite
 
 DATA = Path(__file__).parents[1] / "data" / "suite"
 

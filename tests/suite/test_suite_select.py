@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from toolscore import ConfigError, Selection, Suite, load_suite, parse_suite, select_cases
+from toolgrade import ConfigError, Selection, Suite, load_suite, parse_suite, select_cases
 
 DATA = Path(__file__).parents[1] / "data" / "suite"
 

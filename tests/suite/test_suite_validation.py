@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from toolscore import SuiteError, load_suite, parse_suite
-from toolscore.suite import _checks, _schema
+from toolgrade import SuiteError, load_suite, parse_suite
+from toolgrade.suite import _checks, _schema
 
 DATA = Path(__file__).parents[1] / "data" / "suite"
 ENTRIES = json.loads((DATA / "invalid_suites.json").read_text(encoding="utf-8"))

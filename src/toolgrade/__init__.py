@@ -1,0 +1,147 @@
+"""toolgrade: measure how correctly a language model or an agent calls tools.
+
+Everything public is importable from here; every other module is an implementation
+detail whose layout may change.
+"""
+
+from toolgrade._agent_check import assert_tool_calls
+from toolgrade._tools import call_tool, tool_definitions
+from toolgrade._version import __version__
+from toolgrade.backends import (
+    Backend,
+    BackendSettings,
+    Diagnosis,
+    create_backend,
+    diagnose_backend,
+    register_backend,
+)
+from toolgrade.calls import AccuracyScore, CallPair, ToolCall, score_calls
+from toolgrade.compare import (
+    Comparison,
+    Delta,
+    Flip,
+    MultiComparison,
+    compare_many,
+    compare_runs,
+)
+from toolgrade.errors import (
+    BackendError,
+    BackendHTTPError,
+    BackendTimeout,
+    BackendUnreachable,
+    BaselineError,
+    ConfigError,
+    InputError,
+    StoreError,
+    SuiteError,
+    ToolgradeError,
+)
+from toolgrade.extract import Extraction, ExtractionError, extract_calls
+from toolgrade.interop import bfcl_categories, convert_bfcl_results, import_bfcl
+from toolgrade.judge import judge
+from toolgrade.match import Mismatch
+from toolgrade.metrics import Breakdown, Rate, RunMetrics, compute_metrics
+from toolgrade.report import describe_failure, render_report, write_report
+from toolgrade.results import CaseResult, PairResult, RunResult, Status
+from toolgrade.runner import (
+    RunOptions,
+    aresume_run,
+    arun_suite,
+    rescore_run,
+    resume_run,
+    run_suite,
+)
+from toolgrade.stats import Interval, bootstrap_mean_interval, mcnemar_exact, wilson_interval
+from toolgrade.store import data_dir, list_runs, load_run_folder, resolve_run, save_run, tag_run
+from toolgrade.suite import (
+    Case,
+    ChatMessage,
+    Selection,
+    Suite,
+    SuiteDefaults,
+    ToolSpec,
+    builtin_suite_names,
+    load_suite,
+    parse_suite,
+    select_cases,
+    suite_schema,
+)
+
+__all__ = [
+    "AccuracyScore",
+    "Backend",
+    "BackendError",
+    "BackendHTTPError",
+    "BackendSettings",
+    "BackendTimeout",
+    "BackendUnreachable",
+    "BaselineError",
+    "Breakdown",
+    "CallPair",
+    "Case",
+    "CaseResult",
+    "ChatMessage",
+    "Comparison",
+    "ConfigError",
+    "Delta",
+    "Diagnosis",
+    "Extraction",
+    "ExtractionError",
+    "Flip",
+    "InputError",
+    "Interval",
+    "Mismatch",
+    "MultiComparison",
+    "PairResult",
+    "Rate",
+    "RunMetrics",
+    "RunOptions",
+    "RunResult",
+    "Selection",
+    "Status",
+    "StoreError",
+    "Suite",
+    "SuiteDefaults",
+    "SuiteError",
+    "ToolCall",
+    "ToolSpec",
+    "ToolgradeError",
+    "__version__",
+    "aresume_run",
+    "arun_suite",
+    "assert_tool_calls",
+    "bfcl_categories",
+    "bootstrap_mean_interval",
+    "builtin_suite_names",
+    "call_tool",
+    "compare_many",
+    "compare_runs",
+    "compute_metrics",
+    "convert_bfcl_results",
+    "create_backend",
+    "data_dir",
+    "describe_failure",
+    "diagnose_backend",
+    "extract_calls",
+    "import_bfcl",
+    "judge",
+    "list_runs",
+    "load_run_folder",
+    "load_suite",
+    "mcnemar_exact",
+    "parse_suite",
+    "register_backend",
+    "render_report",
+    "rescore_run",
+    "resolve_run",
+    "resume_run",
+    "run_suite",
+    "save_run",
+    "score_calls",
+    "select_cases",
+    "suite_schema",
+    "tag_run",
+    "tool_definitions",
+    "wilson_interval",
+    "write_report",
+]

@@ -1,0 +1,126 @@
+"""The toolgrade pytest plugin, registered through the `pytest11` entry point.
+
+Gives every test session, with no import:
+
+- the fixture `assert_tool_calls`: the function `toolgrade.assert_tool_calls`;
+- the marker `@pytest.mark.toolgrade(suite=..., model=..., min_accuracy=...)` with the
+  fixture `toolgrade_suite`, which runs the suite (or a selection of it) through a
+  backend as one test and fails with the report's failure list below the bound.
+
+Imports of toolgrade itself are deferred so the plugin costs nothing to sessions that
+do not use it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from toolgrade.metrics import RunMetrics
+    from toolgrade.results import RunResult
+
+__all__ = ["SuiteOutcome", "assert_tool_calls", "pytest_configure", "toolgrade_suite"]
+
+_SELECTION_KEYS = (
+    "tags",
+    "all_tags",
+    "categories",
+    "difficulties",
+    "ids",
+    "sample",
+    "seed",
+    "limit",
+)
+_RUN_KEYS = (
+    "timeout", "concurrency", "rubric", "profile", "mode", "base_url", "repeat", "temperature",
+    "persist",
+)  # fmt: skip
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Declare the `toolgrade` marker."""
+    config.addinivalue_line(
+        "markers",
+        "toolgrade(suite, model, min_accuracy=None, **options): run a toolgrade suite as one "
+        "test through the toolgrade_suite fixture",
+    )
+
+
+@pytest.fixture
+def assert_tool_calls() -> Callable[..., Any]:
+    """`toolgrade.assert_tool_calls`, with no import needed."""
+    from toolgrade._agent_check import assert_tool_calls as check
+
+    return check
+
+
+@dataclass(frozen=True, slots=True)
+class SuiteOutcome:
+    """What the `toolgrade_suite` fixture gives the test: the run and its metrics."""
+
+    run: RunResult
+    metrics: RunMetrics
+
+
+@pytest.fixture
+def toolgrade_suite(request: pytest.FixtureRequest) -> SuiteOutcome:
+    """Run the suite named by the test's `toolgrade` marker; fail below `min_accuracy`."""
+    marker = request.node.get_closest_marker("toolgrade")
+    if marker is None or "suite" not in marker.kwargs or "model" not in marker.kwargs:
+        pytest.fail(
+            "toolgrade_suite needs @pytest.mark.toolgrade(suite=..., model=...)", pytrace=False
+        )
+    options = dict(marker.kwargs)
+    unknown = set(options) - {"suite", "model", "min_accuracy", *_SELECTION_KEYS, *_RUN_KEYS}
+    if unknown:
+        pytest.fail(f"unknown toolgrade marker options: {sorted(unknown)}", pytrace=False)
+    outcome = _run(options)
+    bound = options.get("min_accuracy")
+    if bound is not None and outcome.metrics.accuracy.rate < float(bound):
+        pytest.fail(_failure_text(outcome, float(bound)), pytrace=False)
+    return outcome
+
+
+def _run(options: dict[str, Any]) -> SuiteOutcome:
+    import toolgrade
+
+    selection = toolgrade.Selection(
+        **{k: _tuple(options[k]) for k in _SELECTION_KEYS if k in options}
+    )
+    suite = toolgrade.select_cases(toolgrade.load_suite(options["suite"]), selection)
+    # A test run leaves no run folder behind unless asked to (persist=True).
+    run_options = {"persist": False, **{k: options[k] for k in _RUN_KEYS if k in options}}
+    run = toolgrade.run_suite(suite, options["model"], options=toolgrade.RunOptions(**run_options))
+    return SuiteOutcome(run=run, metrics=toolgrade.compute_metrics(run))
+
+
+def _tuple(value: Any) -> Any:
+    """Marker options may give one tag or id as a string; selections take tuples."""
+    if isinstance(value, str):
+        return (value,)
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _failure_text(outcome: SuiteOutcome, bound: float) -> str:
+    import json
+
+    import toolgrade
+
+    acc = outcome.metrics.accuracy
+    lines = [
+        f"toolgrade: accuracy {acc.rate:.1%} ({acc.passed}/{acc.n}) is below min_accuracy "
+        f"{bound:.1%} for {outcome.run.model} on {outcome.run.suite_name}",
+        "Failures:",
+    ]
+    for result in outcome.run.results:
+        if result.status is toolgrade.Status.CORRECT:
+            continue
+        lines.append(f"  {result.case_id}: {toolgrade.describe_failure(result)}")
+        lines.append(f"    prompt:   {json.dumps(result.prompt, ensure_ascii=False)[:300]}")
+        lines.append(f"    expected: {[c.to_dict() for c in result.expected]}")
+        lines.append(f"    actual:   {[c.to_dict() for c in result.actual]}")
+    return "\n".join(lines)

@@ -1,0 +1,47 @@
+"""Backends: the model servers a suite runs against, behind one small protocol."""
+
+from toolgrade.backends._doctor import Check, Diagnosis, adiagnose_backend, diagnose_backend
+from toolgrade.backends._http import RetryPolicy, parse_retry_after
+from toolgrade.backends._registry import (
+    BackendFactory,
+    create_backend,
+    parse_model_spec,
+    providers,
+    register_backend,
+)
+from toolgrade.backends._replay import ReplayRecord
+from toolgrade.backends._types import (
+    Backend,
+    BackendSettings,
+    ChatReply,
+    ChatRequest,
+    Mode,
+    ServerInfo,
+    extractable,
+)
+from toolgrade.backends._wire import NameMap, safe_tool_name, tools_system_prompt
+
+__all__ = [
+    "Backend",
+    "BackendFactory",
+    "BackendSettings",
+    "ChatReply",
+    "ChatRequest",
+    "Check",
+    "Diagnosis",
+    "Mode",
+    "NameMap",
+    "ReplayRecord",
+    "RetryPolicy",
+    "ServerInfo",
+    "adiagnose_backend",
+    "create_backend",
+    "diagnose_backend",
+    "extractable",
+    "parse_model_spec",
+    "parse_retry_after",
+    "providers",
+    "register_backend",
+    "safe_tool_name",
+    "tools_system_prompt",
+]

@@ -1,0 +1,124 @@
+"""An agent in-process: `python/<module>:<function>`, sync or async.
+
+The function receives the case's messages and tools (OpenAI shape) and returns an
+assistant message, raw text, or a list of calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import inspect
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from toolgrade._json import JsonObject, JsonValue
+from toolgrade.backends._types import BackendSettings, ChatReply, ChatRequest, ServerInfo
+from toolgrade.calls import ToolCall
+from toolgrade.errors import BackendError, ConfigError
+
+__all__ = ["PythonBackend", "load_callable"]
+
+
+def load_callable(target: str) -> Callable[..., Any]:
+    """Import `module:function` (dots allowed in both parts).
+
+    Raises:
+        ConfigError: malformed target, module not importable, or not a callable.
+    """
+    module_name, sep, attr = target.partition(":")
+    if not sep or not module_name or not attr:
+        raise ConfigError(f"python backend needs 'module:function', got {target!r}")
+    try:
+        value: Any = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ConfigError(f"cannot import {module_name!r}: {exc}") from None
+    for part in attr.split("."):
+        try:
+            value = getattr(value, part)
+        except AttributeError:
+            raise ConfigError(f"{module_name!r} has no attribute {attr!r}") from None
+    if not callable(value):
+        raise ConfigError(f"{target!r} is not callable")
+    return value  # type: ignore[no-any-return]
+
+
+class PythonBackend:
+    """Calls a Python function per case; sync functions run in a worker thread."""
+
+    provider = "python"
+    safe_names = False
+
+    def __init__(self, target: str, settings: BackendSettings) -> None:
+        self.model = target
+        self._settings = settings
+        self._fn = load_callable(target)
+
+    def settings(self) -> JsonObject:
+        """The callable's name."""
+        return {"provider": self.provider, "callable": self.model}
+
+    async def server_info(self) -> ServerInfo:
+        """Nothing to check: the function was imported already."""
+        return ServerInfo(identity={"callable": self.model})
+
+    async def complete(self, request: ChatRequest) -> ChatReply:
+        """Call the function with `(messages, tools)` and normalise what it returns."""
+        messages = [dict(m) for m in request.messages]
+        tools = [t.to_openai() for t in request.tools]
+        try:
+            if inspect.iscoroutinefunction(self._fn):
+                value = await self._fn(messages, tools)
+            else:
+                value = await asyncio.to_thread(self._fn, messages, tools)
+                if inspect.isawaitable(value):
+                    value = await value
+        except Exception as exc:  # the agent's own failure is this case's error
+            raise BackendError(f"{self.model} raised {type(exc).__name__}: {exc}") from exc
+        return ChatReply(raw=_as_raw(value, self.model))
+
+    async def aclose(self) -> None:
+        """Nothing to release."""
+
+
+def _as_raw(value: object, target: str) -> JsonValue:
+    """An assistant message, text, or calls -> the raw output kept and extracted."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Mapping):
+        return _jsonable(value, target)
+    if isinstance(value, Sequence) and not isinstance(value, bytes):
+        try:
+            calls = [
+                ToolCall.model_validate(c) if not isinstance(c, ToolCall) else c for c in value
+            ]
+        except ValueError as exc:
+            raise BackendError(f"{target} returned a list that is not of calls: {exc}") from None
+        wire: list[JsonValue] = [
+            {
+                "id": f"call_{n}",
+                "type": "function",
+                "function": {"name": c.name, "arguments": json.dumps(c.arguments)},
+            }
+            for n, c in enumerate(calls)
+        ]
+        return {"role": "assistant", "content": None, "tool_calls": wire}
+    raise BackendError(
+        f"{target} returned {type(value).__name__}; expected a message, text or a list of calls"
+    )
+
+
+def _jsonable(value: Mapping[str, object], target: str) -> JsonValue:
+    try:
+        result: JsonValue = json.loads(json.dumps(value, default=_dump_model))
+    except (TypeError, ValueError) as exc:
+        raise BackendError(f"{target} returned a message that is not JSON: {exc}") from None
+    return result
+
+
+def _dump_model(value: object) -> object:
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dump(mode="json")
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")

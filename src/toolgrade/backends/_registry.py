@@ -1,0 +1,101 @@
+"""The backend registry: `provider/model` -> a `Backend`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from toolgrade.backends._types import Backend, BackendSettings
+from toolgrade.errors import ConfigError
+
+__all__ = ["BackendFactory", "create_backend", "parse_model_spec", "providers", "register_backend"]
+
+BackendFactory = Callable[[str, BackendSettings], Backend]
+"""Builds a backend from the model part of the specification and the settings."""
+
+_OPENAI_ALIASES = ("openai", "vllm", "llamacpp", "lmstudio", "sglang")
+_custom: dict[str, BackendFactory] = {}
+
+
+def register_backend(provider: str, factory: BackendFactory) -> None:
+    """Make `provider/<model>` build a backend with `factory` (replaces a previous one).
+
+    Args:
+        provider: the prefix, letters, digits, `-` and `_` only.
+        factory: called with the model part and the settings.
+
+    Raises:
+        ConfigError: the provider name is malformed.
+
+    Examples:
+        >>> register_backend("echo", lambda model, settings: make_echo(model))  # doctest: +SKIP
+    """
+    if not provider or not provider.replace("-", "").replace("_", "").isalnum():
+        raise ConfigError(f"invalid provider name {provider!r}")
+    _custom[provider] = factory
+
+
+def providers() -> list[str]:
+    """Every known provider prefix, sorted."""
+    return sorted({*_OPENAI_ALIASES, "ollama", "replay", "python", *_custom})
+
+
+def parse_model_spec(spec: str) -> tuple[str, str]:
+    """Split `provider/model` at the first slash.
+
+    Raises:
+        ConfigError: no provider, or an unknown one.
+
+    Examples:
+        >>> parse_model_spec("ollama/qwen3:8b")
+        ('ollama', 'qwen3:8b')
+        >>> parse_model_spec("vllm/Qwen/Qwen3-8B")
+        ('vllm', 'Qwen/Qwen3-8B')
+    """
+    provider, sep, model = spec.partition("/")
+    if not sep or not provider or not model:
+        raise ConfigError(
+            f"model must be PROVIDER/MODEL (e.g. ollama/qwen3:8b), got {spec!r};"
+            f" providers: {', '.join(providers())}"
+        )
+    if provider not in providers():
+        raise ConfigError(
+            f"unknown model provider {provider!r}; choose from {', '.join(providers())}"
+        )
+    return provider, model
+
+
+def create_backend(spec: str, settings: BackendSettings | None = None) -> Backend:
+    """Build the backend a model specification names.
+
+    Args:
+        spec: `openai/…`, `vllm/…`, `llamacpp/…`, `lmstudio/…`, `sglang/…`, `ollama/…`,
+            `replay/FILE.jsonl`, `python/module:function`, or a registered provider.
+        settings: request settings (defaults: temperature 0, native tools, 60 s).
+
+    Returns:
+        The backend (no connection is made yet).
+
+    Raises:
+        ConfigError: malformed specification or unknown provider.
+        InputError: a replay file that cannot be read.
+    """
+    provider, model = parse_model_spec(spec)
+    settings = settings or BackendSettings()
+    if provider in _custom:
+        return _custom[provider](model, settings)
+    # Imported here so that only the backend in use is loaded.
+    if provider in _OPENAI_ALIASES:
+        from toolgrade.backends._openai import OpenAIBackend
+
+        return OpenAIBackend(model, settings, provider=provider)
+    if provider == "ollama":
+        from toolgrade.backends._ollama import OllamaBackend
+
+        return OllamaBackend(model, settings)
+    if provider == "replay":
+        from toolgrade.backends._replay import ReplayBackend
+
+        return ReplayBackend(model, settings)
+    from toolgrade.backends._python import PythonBackend
+
+    return PythonBackend(model, settings)

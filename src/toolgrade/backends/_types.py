@@ -1,0 +1,150 @@
+"""The backend protocol and the values that cross it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal, Protocol, runtime_checkable
+
+from toolgrade._json import JsonObject, JsonValue
+from toolgrade.suite import ToolSpec
+
+__all__ = [
+    "Backend",
+    "BackendSettings",
+    "ChatReply",
+    "ChatRequest",
+    "Mode",
+    "ServerInfo",
+    "extractable",
+]
+
+Mode = Literal["native", "prompt"]
+"""`native`: tools go in the request; `prompt`: tools are described in the system prompt."""
+
+
+@dataclass(frozen=True, slots=True)
+class BackendSettings:
+    """Request settings shared by every backend (all recorded with the run but the key).
+
+    Examples:
+        >>> BackendSettings(temperature=0.2, seed=7).to_dict()["seed"]
+        7
+    """
+
+    base_url: str | None = None
+    """Server URL; None uses the provider's default (or its environment variable)."""
+    temperature: float = 0.0
+    """Sampling temperature (0: as deterministic as the server allows)."""
+    seed: int | None = None
+    """Seed sent to the server."""
+    mode: Mode = "native"
+    """How tools reach the model."""
+    timeout: float = 60.0
+    """Seconds allowed for one request."""
+    max_retries: int = 3
+    """Retries on connection errors, 429 and 5xx."""
+    retry_base_delay: float = 0.5
+    """First backoff delay in seconds; it doubles on each retry (with jitter)."""
+    connections: int = 8
+    """Keep-alive connections to the server (the runner uses its concurrency)."""
+    options: Mapping[str, JsonValue] = field(default_factory=dict)
+    """Extra request options, e.g. `num_ctx` for Ollama or `max_tokens` for OpenAI."""
+    api_key: str | None = field(default=None, repr=False)
+    """API key; None reads the provider's variable. Never recorded."""
+
+    def to_dict(self) -> JsonObject:
+        """The settings to record with a run (without the API key)."""
+        return {
+            "base_url": self.base_url,
+            "temperature": self.temperature,
+            "seed": self.seed,
+            "mode": self.mode,
+            "timeout": self.timeout,
+            "max_retries": self.max_retries,
+            "options": dict(self.options),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRequest:
+    """One case sent to a model."""
+
+    case_id: str
+    """The case's id."""
+    messages: tuple[JsonObject, ...]
+    """Chat messages in toolgrade's neutral shape (`Case.messages()`), tool names as sent."""
+    tools: tuple[ToolSpec, ...] = ()
+    """The tools offered, named as the server should see them."""
+    repeat: int = 0
+    """Repetition index."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChatReply:
+    """What a backend got back for one request."""
+
+    raw: JsonValue
+    """The raw output kept with the result: an assistant message, or text."""
+    latency_ms: float | None = None
+    """Time the model took; None lets the runner use its own clock."""
+    identity: JsonObject = field(default_factory=dict)
+    """What the response says about the server (`system_fingerprint`, `model`)."""
+    error: str | None = None
+    """A recorded failure (replay): the case is reported as `error` with this message."""
+
+
+@dataclass(frozen=True, slots=True)
+class ServerInfo:
+    """What the server says about itself before a run."""
+
+    url: str | None = None
+    """The URL checked (None for in-process backends)."""
+    models: tuple[str, ...] | None = None
+    """Models the server lists; None when it does not say."""
+    identity: JsonObject = field(default_factory=dict)
+    """Recorded with the run: server version, model digest, file hash, ..."""
+
+
+def extractable(raw: JsonValue) -> str | JsonObject:
+    """The raw output in a shape extraction accepts: text or a message (else its JSON)."""
+    if isinstance(raw, str | dict):
+        return raw
+    return "" if raw is None else json.dumps(raw, ensure_ascii=False)
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """A model behind some API; one instance serves a whole run.
+
+    `complete` raises `BackendError` subclasses for transport failures (the runner
+    reports the case as `error` or `timeout` and goes on); what the model says is data.
+    """
+
+    provider: str
+    """The provider part of the model specification, e.g. `ollama`."""
+    model: str
+    """The model part, e.g. `qwen3:8b`."""
+    safe_names: bool
+    """True when tool names must match `^[A-Za-z0-9_-]{1,64}$` (OpenAI function names)."""
+
+    async def server_info(self) -> ServerInfo:
+        """Check the server and describe it.
+
+        Raises:
+            BackendUnreachable: nothing answers.
+        """
+        ...
+
+    async def complete(self, request: ChatRequest) -> ChatReply:
+        """Send one case and return the model's answer."""
+        ...
+
+    def settings(self) -> JsonObject:
+        """The settings to record with the run."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections."""
+        ...

@@ -1,0 +1,212 @@
+"""Messages on the wire: safe tool names, and the two ways of offering tools.
+
+OpenAI function names must match `^[A-Za-z0-9_-]{1,64}$`, so a suite tool called
+`uber.ride` is sent as `uber_ride` and the calls that come back are renamed before
+judging. In `prompt` mode the tools are described in the system prompt (Hermes style)
+and earlier tool calls of a conversation are written out as text, for servers that
+have no native tool support.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from toolgrade._json import JsonObject, JsonValue
+from toolgrade.suite import ToolSpec
+
+__all__ = [
+    "NameMap",
+    "ollama_messages",
+    "openai_messages",
+    "safe_tool_name",
+    "tools_system_prompt",
+]
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+_MAX_NAME = 64
+
+
+def safe_tool_name(name: str) -> str:
+    """A name OpenAI-compatible servers accept: other characters become `_`, 64 at most.
+
+    Examples:
+        >>> safe_tool_name("uber.ride")
+        'uber_ride'
+    """
+    return _UNSAFE.sub("_", name)[:_MAX_NAME] or "_"
+
+
+@dataclass(frozen=True, slots=True)
+class NameMap:
+    """Suite tool names <-> names sent to the server (identical when already safe)."""
+
+    to_server: dict[str, str]
+    """Suite name -> name sent."""
+    to_suite: dict[str, str]
+    """Name sent -> suite name (only for names that changed)."""
+
+    @classmethod
+    def build(cls, names: Iterable[str], *, enabled: bool = True) -> NameMap:
+        """Map every name to a unique safe name (`_2`, `_3`, ... resolve collisions).
+
+        Examples:
+            >>> NameMap.build(["uber.ride", "read_file"]).to_server["uber.ride"]
+            'uber_ride'
+        """
+        originals = list(dict.fromkeys(names))
+        taken = set(originals)
+        to_server: dict[str, str] = {}
+        for name in originals:
+            safe = safe_tool_name(name) if enabled else name
+            if safe != name:
+                base, n = safe, 2
+                while safe in taken:
+                    suffix = f"_{n}"
+                    safe, n = base[: _MAX_NAME - len(suffix)] + suffix, n + 1
+                taken.add(safe)
+            to_server[name] = safe
+        safe_names = NameMap._safe_aliases(originals)
+        to_suite = {v: k for k, v in to_server.items() if v != k}
+        # A model that saw safe names may still answer with them when not sent (replay).
+        for alias, name in safe_names.items():
+            to_suite.setdefault(alias, name)
+        return cls(to_server=to_server, to_suite=to_suite)
+
+    @staticmethod
+    def _safe_aliases(originals: Sequence[str]) -> dict[str, str]:
+        known = set(originals)
+        aliases: dict[str, str] = {}
+        for name in originals:
+            alias = safe_tool_name(name)
+            if alias != name and alias not in known:
+                aliases.setdefault(alias, name)
+        return aliases
+
+    def server_name(self, name: str) -> str:
+        """The name to send for a suite tool name."""
+        return self.to_server.get(name, name)
+
+    def suite_name(self, name: str) -> str:
+        """The suite's name for a name the model used."""
+        return self.to_suite.get(name, name)
+
+    def rename_tools(self, tools: Sequence[ToolSpec]) -> tuple[ToolSpec, ...]:
+        """The tool definitions as the server should see them."""
+        return tuple(
+            t
+            if self.server_name(t.name) == t.name
+            else t.model_copy(update={"name": self.server_name(t.name)})
+            for t in tools
+        )
+
+    def rename_messages(self, messages: Sequence[JsonObject]) -> tuple[JsonObject, ...]:
+        """Rename the tools in earlier calls and tool answers of a conversation."""
+        out: list[JsonObject] = []
+        for message in messages:
+            calls = message.get("tool_calls")
+            if isinstance(calls, list):
+                message = {**message, "tool_calls": [self._rename_call(c) for c in calls]}
+            if message.get("role") == "tool" and isinstance(message.get("name"), str):
+                message = {**message, "name": self.server_name(str(message["name"]))}
+            out.append(message)
+        return tuple(out)
+
+    def _rename_call(self, call: JsonValue) -> JsonValue:
+        if isinstance(call, dict) and isinstance(call.get("name"), str):
+            return {**call, "name": self.server_name(str(call["name"]))}
+        return call
+
+
+_HERMES_HEAD = (
+    "You are a function calling AI model. You are provided with function signatures within "
+    "<tools></tools> XML tags. You may call one or more functions to assist with the user "
+    "query. Don't make assumptions about what values to plug into functions. If no function "
+    "fits the request, answer in plain text without calling any function.\n<tools>\n"
+)
+_HERMES_TAIL = (
+    "\n</tools>\nFor each function call return a JSON object with the function name and "
+    "arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n"
+    '{"name": <function-name>, "arguments": <args-dict>}\n</tool_call>'
+)
+
+
+def tools_system_prompt(tools: Sequence[ToolSpec]) -> str:
+    """The Hermes-style system prompt describing the tools (for `prompt` mode)."""
+    lines = "\n".join(json.dumps(t.to_openai(), ensure_ascii=False) for t in tools)
+    return _HERMES_HEAD + lines + _HERMES_TAIL
+
+
+def _with_tool_prompt(
+    messages: Sequence[JsonObject], tools: Sequence[ToolSpec]
+) -> list[JsonObject]:
+    """Put the tool prompt in front of the system prompt, and calls/answers into text."""
+    prompt = tools_system_prompt(tools)
+    out: list[JsonObject] = []
+    rest = list(messages)
+    if rest and rest[0].get("role") == "system":
+        prompt = f"{prompt}\n\n{rest.pop(0).get('content') or ''}".rstrip()
+    out.append({"role": "system", "content": prompt})
+    for message in rest:
+        role = message.get("role")
+        calls = message.get("tool_calls")
+        if role == "assistant" and isinstance(calls, list):
+            blocks = [
+                "<tool_call>\n" + json.dumps(c, ensure_ascii=False) + "\n</tool_call>"
+                for c in calls
+            ]
+            head = [str(message["content"])] if message.get("content") else []
+            out.append({"role": "assistant", "content": "\n".join(head + blocks)})
+        elif role == "tool":
+            body = str(message.get("content") or "")
+            out.append({"role": "user", "content": f"<tool_response>\n{body}\n</tool_response>"})
+        else:
+            out.append(dict(message))
+    return out
+
+
+def openai_messages(
+    messages: Sequence[JsonObject], *, tools: Sequence[ToolSpec], prompt_mode: bool
+) -> list[JsonObject]:
+    """Neutral messages -> OpenAI chat messages (arguments as JSON strings)."""
+    if prompt_mode:
+        return _with_tool_prompt(messages, tools)
+    out: list[JsonObject] = []
+    for index, message in enumerate(messages):
+        calls = message.get("tool_calls")
+        if isinstance(calls, list):
+            wire: list[JsonValue] = []
+            for n, call in enumerate(calls):
+                if isinstance(call, dict):
+                    args = json.dumps(call.get("arguments") or {}, ensure_ascii=False)
+                    fn: JsonObject = {"name": call.get("name"), "arguments": args}
+                    wire.append({"id": f"call_{index}_{n}", "type": "function", "function": fn})
+            message = {**message, "tool_calls": wire}
+        out.append(dict(message))
+    return out
+
+
+def ollama_messages(
+    messages: Sequence[JsonObject], *, tools: Sequence[ToolSpec], prompt_mode: bool
+) -> list[JsonObject]:
+    """Neutral messages -> Ollama `/api/chat` messages (arguments as objects)."""
+    if prompt_mode:
+        return _with_tool_prompt(messages, tools)
+    out: list[JsonObject] = []
+    for message in messages:
+        calls = message.get("tool_calls")
+        if isinstance(calls, list):
+            wire: list[JsonValue] = [
+                {"function": {"name": c.get("name"), "arguments": c.get("arguments") or {}}}
+                for c in calls
+                if isinstance(c, dict)
+            ]
+            message = {**message, "tool_calls": wire}
+        if message.get("role") == "tool" and "name" in message:
+            message = {k: v for k, v in message.items() if k != "name"} | {
+                "tool_name": message["name"]
+            }
+        out.append(dict(message))
+    return out

@@ -1,0 +1,74 @@
+"""`toolgrade compare BASELINE CANDIDATE [MORE...]`: regression check or side-by-side view."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+import toolgrade
+from toolgrade.cli._compare_text import format_comparison, format_many
+
+__all__ = ["compare"]
+
+
+def compare(
+    runs: Annotated[
+        list[str],
+        typer.Argument(
+            help="Two or more runs: id (or unique prefix), tag, run folder or exported JSON"
+            " file. The first is the baseline."
+        ),
+    ],
+    threshold: Annotated[
+        float, typer.Option(min=0, help="Accuracy drop, in points, that counts as a regression.")
+    ] = 2.0,
+    alpha: Annotated[
+        float, typer.Option(min=0, max=1, help="Significance level of McNemar's test.")
+    ] = 0.05,
+    fail_on_regression: Annotated[
+        bool, typer.Option("--fail-on-regression", help="Exit 1 when a regression is found.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
+    db: Annotated[
+        Path | None,
+        typer.Option("--db", help="History database (default TOOLGRADE_HOME/toolgrade.db)."),
+    ] = None,
+) -> None:
+    """Compare a candidate run with a baseline, or several runs side by side.
+
+    With two runs: accuracy delta with its interval, fixed and broken cases, McNemar's
+    exact test and a verdict. With more: every run side by side, the best marked, each
+    tested against the best; --fail-on-regression then checks each run against the first.
+    """
+    if len(runs) < 2:
+        raise toolgrade.ConfigError("compare needs at least two runs (BASELINE CANDIDATE)")
+    resolved = [toolgrade.resolve_run(ref, db=db) for ref in runs]
+    baseline, others = resolved[0], resolved[1:]
+    comparisons = [
+        toolgrade.compare_runs(baseline, other, threshold=threshold, alpha=alpha)
+        for other in others
+    ]
+    if len(resolved) == 2:
+        if as_json:
+            typer.echo(json.dumps(comparisons[0].to_dict(), indent=2, ensure_ascii=False))
+        else:
+            typer.echo(format_comparison(comparisons[0]), nl=False)
+    else:
+        many = toolgrade.compare_many(resolved, alpha=alpha)
+        if as_json:
+            payload = {
+                "side_by_side": many.to_dict(),
+                "vs_baseline": [c.to_dict() for c in comparisons],
+            }
+            typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        else:
+            typer.echo(format_many(many))
+            for comp in comparisons:
+                typer.echo(
+                    f"{comp.candidate_label} vs {comp.baseline_label} (baseline): {comp.verdict}"
+                )
+    if fail_on_regression and any(c.is_regression for c in comparisons):
+        raise typer.Exit(1)

@@ -1,0 +1,113 @@
+"""Plain-text views of `Comparison` and `MultiComparison` for `toolgrade compare`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from toolgrade.compare import Comparison, Delta, Flip, MultiComparison
+from toolgrade.metrics import Rate
+
+__all__ = ["format_comparison", "format_many"]
+
+_MAX_FLIPS = 50
+
+
+def _pct(rate: Rate | None) -> str:
+    return "-" if rate is None else f"{rate.rate:.1%}"
+
+
+def _points(delta: float | None) -> str:
+    return "-" if delta is None else f"{delta * 100:+.1f}"
+
+
+def _delta_rows(title: str, rows: Sequence[Delta]) -> list[str]:
+    if not rows:
+        return []
+    width = max(len(d.key) for d in rows) + 1
+    lines = [f"{title}:"]
+    for d in rows:
+        counts = f"({d.candidate.passed}/{d.candidate.n})" if d.candidate else ""
+        lines.append(
+            f"  {d.key + ':':<{width}} {_pct(d.baseline):>6} -> {_pct(d.candidate):>6}"
+            f"  {_points(d.delta):>6}  {counts}"
+        )
+    return [*lines, ""]
+
+
+def _flip_rows(title: str, flips: Sequence[Flip]) -> list[str]:
+    if not flips:
+        return []
+    lines = [f"{title} ({len(flips)}):"]
+    lines += [f"  {f.case_id}: {f.baseline} -> {f.candidate}" for f in flips[:_MAX_FLIPS]]
+    if len(flips) > _MAX_FLIPS:
+        lines.append(f"  ... and {len(flips) - _MAX_FLIPS} more (use --json for all)")
+    return [*lines, ""]
+
+
+def format_comparison(comp: Comparison) -> str:
+    """Render a baseline/candidate comparison as text."""
+    base, cand, ci = comp.baseline_accuracy, comp.candidate_accuracy, comp.delta_interval
+    lines = [
+        f"Baseline:  {comp.baseline_label} ({comp.baseline_id})",
+        f"Candidate: {comp.candidate_label} ({comp.candidate_id})",
+    ]
+    if comp.suite_hash_differs:
+        lines.append(
+            f"Warning: the suites differ ({comp.baseline_suite_hash} vs"
+            f" {comp.candidate_suite_hash}); only shared cases are compared"
+        )
+    lines += [
+        f"Shared cases: {comp.shared_cases}",
+        f"Accuracy: {base.rate:.1%} ({base.passed}/{base.n}) -> {cand.rate:.1%}"
+        f" ({cand.passed}/{cand.n})",
+        f"Delta: {_points(comp.delta)} points (95% CI: {_points(ci.low)} to {_points(ci.high)})",
+        f"Fixed: {len(comp.fixed)}  Broken: {len(comp.broken)}  McNemar exact p = "
+        f"{comp.p_value:.4g}",
+        f"Status: {comp.verdict.capitalize()} (threshold {comp.threshold:g} points,"
+        f" alpha {comp.alpha:g})",
+        "",
+    ]
+    lines += _delta_rows("By Category", comp.by_category)
+    lines += _delta_rows("By Tool", comp.by_tool)
+    lines += _flip_rows("Broken", comp.broken)
+    lines += _flip_rows("Fixed", comp.fixed)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def format_many(many: MultiComparison) -> str:
+    """Render several runs side by side; `*` marks the best run and each group's best."""
+    labels = [e.label for e in many.entries]
+    width = max(len(label) for label in labels) + 2
+    lines = [
+        f"{len(many.entries)} runs over {many.shared_cases} shared cases"
+        f" (* = best; p = McNemar exact vs best, worse = p < {many.alpha:g})",
+    ]
+    if many.suite_hash_differs:
+        lines.append("Warning: the suites differ; only shared cases are compared")
+    lines.append("")
+    for e in many.entries:
+        acc, mark = e.accuracy, "*" if e.is_best else " "
+        versus = (
+            ""
+            if e.p_value_vs_best is None
+            else f"  {_points(e.delta_vs_best)} pts  p = {e.p_value_vs_best:.4g}"
+            + ("  worse" if e.significantly_worse else "")
+        )
+        lines.append(
+            f"{mark} {e.label:<{width}} {acc.rate:6.1%} ({acc.passed}/{acc.n})"
+            f"  95% CI {acc.interval.low:.1%} - {acc.interval.high:.1%}{versus}"
+        )
+    for title, rows in (("By Category", many.by_category), ("By Tool", many.by_tool)):
+        if not rows:
+            continue
+        key_width = max(len(r.key) for r in rows) + 2
+        col = max(8, *(len(label) + 1 for label in labels))
+        header = "".join(f"{x:>{col - 1}} " for x in labels)
+        lines += ["", f"{title}:", (" " * (key_width + 2) + header).rstrip()]
+        for row in rows:
+            cells = "".join(
+                f"{_pct(rate) + ('*' if k == row.best else ' '):>{col}}"
+                for k, rate in enumerate(row.rates)
+            )
+            lines.append(f"  {row.key:<{key_width}}{cells}".rstrip())
+    return "\n".join(lines) + "\n"

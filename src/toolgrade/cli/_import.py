@@ -1,0 +1,83 @@
+"""`toolgrade import bfcl|bfcl-results`: bring BFCL's data and results into toolgrade."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+import toolgrade
+from toolgrade._json import JsonValue
+from toolgrade.errors import InputError
+
+__all__ = ["app"]
+
+app = typer.Typer(
+    name="import",
+    help="Import other benchmarks' data and results (BFCL).",
+    no_args_is_help=True,
+)
+
+
+@app.command("bfcl")
+def bfcl(
+    category: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--category", "-c", help="A BFCL single-turn category (repeatable). None: list them."
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="The suite file to write.")
+    ] = None,
+    data_dir: Annotated[
+        str | None,
+        typer.Option(
+            "--data-dir",
+            help="A folder or bfcl_eval wheel holding BFCL's data "
+            "(default: the installed bfcl_eval package).",
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="List categories as JSON.")] = False,
+) -> None:
+    """Convert BFCL v4 single-turn categories into a toolgrade suite.
+
+    Without --category, list the categories with their number of entries.
+    """
+    if not category:
+        rows = toolgrade.bfcl_categories(data_dir)
+        if as_json:
+            listing: list[JsonValue] = [{"category": c, "entries": n} for c, n in rows]
+            typer.echo(json.dumps(listing, indent=2))
+            return
+        width = max(len(c) for c, _ in rows)
+        for name, size in rows:
+            typer.echo(f"{name:<{width}}  {'missing' if size is None else size}")
+        return
+    if out is None:
+        raise InputError("give --out SUITE.json for the imported suite")
+    suite = toolgrade.import_bfcl(category, data_dir=data_dir)
+    _write(out, suite.model_dump_json(exclude_none=True, indent=1))
+    docs = sum(len(c.tool_definitions) for c in suite.cases)
+    typer.echo(f"{out}: suite {suite.name!r}, {len(suite.cases)} cases, {docs} function docs")
+
+
+@app.command("bfcl-results")
+def bfcl_results(
+    result: Annotated[Path, typer.Argument(help="A BFCL result file (JSON Lines).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="The responses file to write.")],
+) -> None:
+    """Turn a BFCL result file into a toolgrade responses file (for `evaluate`)."""
+    lines = toolgrade.convert_bfcl_results(result)
+    text = "".join(line.model_dump_json(exclude_none=True) + "\n" for line in lines)
+    _write(out, text)
+    typer.echo(f"{out}: {len(lines)} responses")
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot write: {exc.strerror or exc}", path=str(path)) from None

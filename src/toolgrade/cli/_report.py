@@ -1,0 +1,75 @@
+"""`toolgrade report RUN --format ...`: render a stored run as a report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+import typer
+
+import toolgrade
+from toolgrade.report import ReportFormat
+
+__all__ = ["report"]
+
+
+def report(
+    run: Annotated[
+        str,
+        typer.Argument(help="Run id (or unique prefix), tag, run folder, or exported JSON file."),
+    ],
+    fmt: Annotated[
+        ReportFormat,
+        typer.Option("--format", "-f", help="Report format."),
+    ] = "text",
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Write the report to FILE instead of printing it."),
+    ] = None,
+    baseline: Annotated[
+        str | None,
+        typer.Option("--baseline", help="Compare with this run (id, tag or file)."),
+    ] = None,
+    threshold: Annotated[
+        float,
+        typer.Option(help="Accuracy drop, in points, that counts as a regression."),
+    ] = 2.0,
+    alpha: Annotated[float, typer.Option(help="Significance level of McNemar's test.")] = 0.05,
+    db: Annotated[
+        Path | None,
+        typer.Option("--db", help="History database (default TOOLGRADE_HOME/toolgrade.db)."),
+    ] = None,
+    profile: Annotated[
+        str | None,
+        typer.Option(help="Re-judge the stored outputs under this profile (default or bfcl)."),
+    ] = None,
+    rubric: Annotated[
+        Literal["binary", "partial", "f1"] | None,
+        typer.Option(help="Re-judge the stored outputs under this rubric."),
+    ] = None,
+    suite: Annotated[
+        str | None,
+        typer.Option(help="Suite to re-judge against (default: the built-in suite of that name)."),
+    ] = None,
+) -> None:
+    """Render a run as a text, JSON, Markdown, HTML, JUnit XML or Prometheus report.
+
+    With --profile, --rubric or --suite the stored raw outputs are extracted and judged
+    again (the model is not called) before the report is rendered.
+    """
+    result = toolgrade.resolve_run(run, db=db)
+    if profile is not None or rubric is not None or suite is not None:
+        source = suite or result.suite_name
+        result = toolgrade.rescore_run(
+            result, toolgrade.load_suite(source), profile=profile, rubric=rubric
+        )
+    comparison = None
+    if baseline is not None:
+        comparison = toolgrade.compare_runs(
+            toolgrade.resolve_run(baseline, db=db), result, threshold=threshold, alpha=alpha
+        )
+    if output is None:
+        typer.echo(toolgrade.render_report(result, fmt, comparison=comparison), nl=False)
+        return
+    written = toolgrade.write_report(result, fmt, output, comparison=comparison)
+    typer.echo(f"wrote {fmt} report to {written}", err=True)

@@ -1,0 +1,344 @@
+"""`toolgrade run` and `toolgrade evaluate`: run a suite, then save, compare and report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Literal
+
+import typer
+
+import toolgrade
+from toolgrade._json import JsonValue
+from toolgrade.cli._post import PostRunOptions, after_run
+from toolgrade.cli._selection import (
+    AllTagsOption,
+    CategoryOption,
+    DifficultyOption,
+    IdOption,
+    LimitOption,
+    SampleOption,
+    SeedOption,
+    TagOption,
+    selection_from_options,
+)
+
+__all__ = ["evaluate", "run"]
+
+_RUN = "Running"
+_OUT = "Baseline and reports"
+
+SuiteOpt = Annotated[
+    str | None,
+    typer.Option("--suite", "-s", help="Suite file, folder or built-in name (coding-agent)."),
+]
+TimeoutOpt = Annotated[
+    float, typer.Option(min=0.001, help="Seconds allowed per case.", rich_help_panel=_RUN)
+]
+ConcurrencyOpt = Annotated[
+    int, typer.Option(min=1, help="Cases in flight at once.", rich_help_panel=_RUN)
+]
+RepeatOpt = Annotated[
+    int,
+    typer.Option(min=1, help="Run each case K times (consistency, pass^k).", rich_help_panel=_RUN),
+]
+RubricOpt = Annotated[
+    Literal["binary", "partial", "f1"] | None,
+    typer.Option(help="Scoring rubric (default: the suite's).", rich_help_panel=_RUN),
+]
+ProfileOpt = Annotated[
+    str, typer.Option(help="Matching profile: default or bfcl.", rich_help_panel=_RUN)
+]
+BaselineOpt = Annotated[
+    str | None,
+    typer.Option(help="Compare with this run (id, tag or exported file).", rich_help_panel=_OUT),
+]
+FailOpt = Annotated[
+    bool,
+    typer.Option(
+        "--fail-on-regression", help="Exit 1 on a regression vs --baseline.", rich_help_panel=_OUT
+    ),
+]
+ThresholdOpt = Annotated[
+    float,
+    typer.Option(
+        min=0, help="Accuracy drop, in points, that is a regression.", rich_help_panel=_OUT
+    ),
+]
+AlphaOpt = Annotated[
+    float,
+    typer.Option(min=0, max=1, help="Significance level of McNemar's test.", rich_help_panel=_OUT),
+]
+ReportOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--report", metavar="FORMAT=PATH", help="Write a report (repeatable).", rich_help_panel=_OUT
+    ),
+]
+JunitOpt = Annotated[
+    Path | None, typer.Option(help="Write a JUnit XML report.", rich_help_panel=_OUT)
+]
+MarkdownOpt = Annotated[
+    Path | None, typer.Option(help="Write a Markdown report.", rich_help_panel=_OUT)
+]
+LabelOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--label", help="Label the run, e.g. baseline (repeatable).", rich_help_panel=_OUT
+    ),
+]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")]
+
+
+def run(
+    suite: SuiteOpt = None,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model",
+            "-m",
+            help="PROVIDER/MODEL: openai/, vllm/, llamacpp/, lmstudio/, sglang/, ollama/,"
+            " replay/FILE.jsonl, python/module:function.",
+        ),
+    ] = None,
+    tag: TagOption = None,
+    all_tags: AllTagsOption = False,
+    category: CategoryOption = None,
+    difficulty: DifficultyOption = None,
+    case_id: IdOption = None,
+    sample: SampleOption = None,
+    seed: SeedOption = 0,
+    limit: LimitOption = None,
+    timeout: TimeoutOpt = 60.0,
+    concurrency: ConcurrencyOpt = 4,
+    repeat: RepeatOpt = 1,
+    rubric: RubricOpt = None,
+    profile: ProfileOpt = "default",
+    mode: Annotated[
+        Literal["native", "prompt"],
+        typer.Option(
+            help="Tools in the request, or described in the prompt.", rich_help_panel=_RUN
+        ),
+    ] = "native",
+    base_url: Annotated[
+        str | None, typer.Option(help="Server URL (default: the provider's).", rich_help_panel=_RUN)
+    ] = None,
+    temperature: Annotated[
+        float, typer.Option(min=0, help="Sampling temperature.", rich_help_panel=_RUN)
+    ] = 0.0,
+    max_retries: Annotated[
+        int,
+        typer.Option(min=0, help="Retries on connection errors, 429, 5xx.", rich_help_panel=_RUN),
+    ] = 3,
+    option: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--option",
+            metavar="KEY=VALUE",
+            help="Extra request option, e.g. num_ctx=8192 (repeatable; VALUE as JSON).",
+            rich_help_panel=_RUN,
+        ),
+    ] = None,
+    resume: Annotated[
+        str | None,
+        typer.Option(
+            help="Finish an interrupted run: only missing cases run.", rich_help_panel=_RUN
+        ),
+    ] = None,
+    baseline: BaselineOpt = None,
+    fail_on_regression: FailOpt = False,
+    threshold: ThresholdOpt = 2.0,
+    alpha: AlphaOpt = 0.05,
+    report: ReportOpt = None,
+    junit: JunitOpt = None,
+    markdown: MarkdownOpt = None,
+    label: LabelOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Run a suite against a model, then save, compare with a baseline and report.
+
+    Results are written case by case to TOOLGRADE_HOME/runs/RUN_ID/; Ctrl-C stops
+    cleanly and `--resume RUN_ID` finishes the run. Exit codes: 0 ok, 1 regression
+    (with --fail-on-regression), 2 bad input, 3 model server unreachable, 130 interrupted.
+    """
+    post = _post_options(
+        baseline=baseline,
+        fail_on_regression=fail_on_regression,
+        threshold=threshold,
+        alpha=alpha,
+        reports=report,
+        junit=junit,
+        markdown=markdown,
+        quiet=quiet,
+    )
+    progress: Literal["auto", "none"] = "none" if quiet else "auto"
+    if resume is not None:
+        loaded = toolgrade.load_suite(suite) if suite else None
+        _finish(toolgrade.resume_run(resume, suite=loaded, progress=progress), post)
+        return
+    if suite is None or model is None:
+        raise toolgrade.ConfigError("--suite and --model are required (or --resume RUN_ID)")
+    selection = selection_from_options(
+        tag=tag,
+        all_tags=all_tags,
+        category=category,
+        difficulty=difficulty,
+        case_id=case_id,
+        sample=sample,
+        seed=seed,
+        limit=limit,
+    )
+    options = toolgrade.RunOptions(
+        timeout=timeout,
+        concurrency=concurrency,
+        repeat=repeat,
+        seed=seed,
+        temperature=temperature,
+        mode=mode,
+        base_url=base_url,
+        max_retries=max_retries,
+        backend_options=_key_values(option or []),
+        rubric=rubric,
+        profile=profile,
+        tags=tuple(label or ()),
+        selection=selection.to_dict(),
+        suite_source=_source(suite),
+    )
+    chosen = toolgrade.select_cases(toolgrade.load_suite(suite), selection)
+    _finish(_start(chosen, model, options, progress=progress), post)
+
+
+def evaluate(
+    suite: Annotated[
+        str, typer.Option("--suite", "-s", help="Suite file, folder or built-in name.")
+    ],
+    responses: Annotated[
+        Path,
+        typer.Option(help='Recorded outputs, JSONL: {"case_id", "output" | "message"} per line.'),
+    ],
+    tag: TagOption = None,
+    all_tags: AllTagsOption = False,
+    category: CategoryOption = None,
+    difficulty: DifficultyOption = None,
+    case_id: IdOption = None,
+    sample: SampleOption = None,
+    seed: SeedOption = 0,
+    limit: LimitOption = None,
+    concurrency: ConcurrencyOpt = 4,
+    repeat: RepeatOpt = 1,
+    rubric: RubricOpt = None,
+    profile: ProfileOpt = "default",
+    baseline: BaselineOpt = None,
+    fail_on_regression: FailOpt = False,
+    threshold: ThresholdOpt = 2.0,
+    alpha: AlphaOpt = 0.05,
+    report: ReportOpt = None,
+    junit: JunitOpt = None,
+    markdown: MarkdownOpt = None,
+    label: LabelOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Score recorded outputs against a suite (the same as `run --model replay/FILE`)."""
+    post = _post_options(
+        baseline=baseline,
+        fail_on_regression=fail_on_regression,
+        threshold=threshold,
+        alpha=alpha,
+        reports=report,
+        junit=junit,
+        markdown=markdown,
+        quiet=quiet,
+    )
+    selection = selection_from_options(
+        tag=tag,
+        all_tags=all_tags,
+        category=category,
+        difficulty=difficulty,
+        case_id=case_id,
+        sample=sample,
+        seed=seed,
+        limit=limit,
+    )
+    options = toolgrade.RunOptions(
+        concurrency=concurrency,
+        repeat=repeat,
+        seed=seed,
+        rubric=rubric,
+        profile=profile,
+        tags=tuple(label or ()),
+        selection=selection.to_dict(),
+        suite_source=_source(suite),
+    )
+    chosen = toolgrade.select_cases(toolgrade.load_suite(suite), selection)
+    _finish(
+        _start(chosen, f"replay/{responses}", options, progress="none" if quiet else "auto"), post
+    )
+
+
+def _start(
+    suite: toolgrade.Suite, model: str, options: toolgrade.RunOptions, *, progress: str
+) -> toolgrade.RunResult:
+    if not suite.cases:
+        raise toolgrade.ConfigError(f"no case of suite {suite.name!r} matches the selection")
+    return toolgrade.run_suite(suite, model, options=options, progress=progress)  # type: ignore[arg-type]
+
+
+def _finish(result: toolgrade.RunResult, post: PostRunOptions) -> None:
+    if result.status == "interrupted":
+        typer.echo(
+            f"interrupted: {len(result.results)} results kept in run {result.run_id};"
+            f" finish it with: toolgrade run --resume {result.run_id}",
+            err=True,
+        )
+        raise typer.Exit(130)
+    raise typer.Exit(after_run(result, post))
+
+
+def _source(suite: str) -> str:
+    """Where to reload the suite from on resume: an absolute path, or the built-in name."""
+    path = Path(suite)
+    return str(path.resolve()) if path.exists() else suite
+
+
+def _key_values(items: list[str]) -> dict[str, JsonValue]:
+    out: dict[str, JsonValue] = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        if not sep or not key.strip():
+            raise toolgrade.ConfigError(f"--option needs KEY=VALUE, got {item!r}")
+        try:
+            out[key.strip()] = json.loads(text)
+        except ValueError:
+            out[key.strip()] = text  # a bare word is a string
+    return out
+
+
+def _post_options(
+    *,
+    baseline: str | None,
+    fail_on_regression: bool,
+    threshold: float,
+    alpha: float,
+    reports: list[str] | None,
+    junit: Path | None,
+    markdown: Path | None,
+    quiet: bool,
+) -> PostRunOptions:
+    files: dict[str, Path] = {}
+    for item in reports or []:
+        fmt, sep, path = item.partition("=")
+        if not sep or not fmt.strip() or not path.strip():
+            raise toolgrade.ConfigError(f"--report needs FORMAT=PATH, got {item!r}")
+        files[fmt.strip().lower()] = Path(path.strip())
+    if junit is not None:
+        files["junit"] = junit
+    if markdown is not None:
+        files["markdown"] = markdown
+    return PostRunOptions(
+        baseline=baseline,
+        fail_on_regression=fail_on_regression,
+        threshold=threshold,
+        alpha=alpha,
+        reports=files,
+        quiet=quiet,
+    )

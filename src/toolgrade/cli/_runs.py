@@ -1,0 +1,145 @@
+"""`toolgrade runs list|show|tag|delete|export`: the run history."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+import toolgrade
+from toolgrade._json import JsonValue
+from toolgrade.store import delete_run, export_run, list_runs, tag_run, untag
+
+__all__ = ["app"]
+
+app = typer.Typer(
+    name="runs",
+    help="List, show, tag, delete and export stored runs.",
+    no_args_is_help=True,
+)
+
+_JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+_DbOption = Annotated[
+    Path | None,
+    typer.Option("--db", help="History database (default TOOLGRADE_HOME/toolgrade.db)."),
+]
+_RefArgument = Annotated[
+    str, typer.Argument(help="Run id (or unique prefix), tag, run folder, or exported JSON file.")
+]
+
+
+def _echo_json(value: JsonValue) -> None:
+    typer.echo(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
+@app.command("list")
+def list_command(
+    limit: Annotated[
+        int, typer.Option("-n", "--limit", min=0, help="Show at most N runs (0: all).")
+    ] = 20,
+    model: Annotated[str | None, typer.Option(help="Only runs of this model.")] = None,
+    as_json: _JsonFlag = False,
+    db: _DbOption = None,
+) -> None:
+    """List stored runs, newest first."""
+    runs = list_runs(db=db, limit=limit or None, model=model)
+    if as_json:
+        _echo_json([r.to_dict() for r in runs])
+        return
+    if not runs:
+        typer.echo("no stored runs")
+        return
+    for r in runs:
+        tags = f"  [{', '.join(r.tags)}]" if r.tags else ""
+        typer.echo(
+            f"{r.run_id}  {r.started_at[:19]}  {r.model}  {r.suite_name}@{r.suite_version}"
+            f"  {_percent(r.accuracy)} ({r.passed}/{r.scored})  {r.status}{tags}"
+        )
+
+
+@app.command("show")
+def show(ref: _RefArgument, as_json: _JsonFlag = False, db: _DbOption = None) -> None:
+    """Show one run's settings and metrics."""
+    run = toolgrade.resolve_run(ref, db=db)
+    metrics = toolgrade.compute_metrics(run, seed=run.seed or 0)
+    if as_json:
+        header = run.model_dump(mode="json", exclude={"results"})
+        _echo_json({"run": header, "metrics": metrics.to_dict()})
+        return
+    acc = metrics.accuracy
+    lines = [
+        f"Run:       {run.run_id}" + (f"  [{', '.join(run.tags)}]" if run.tags else ""),
+        f"Model:     {run.model}",
+        f"Suite:     {run.suite_name} {run.suite_version} ({run.suite_hash})",
+        f"Started:   {run.started_at.isoformat()}  ({run.status})",
+        f"Rubric:    {run.rubric}, profile {run.profile}, repeat {run.repeat}",
+        f"Cases:     {metrics.total} ({metrics.scored} scored, {metrics.timeouts} timeouts,"
+        f" {metrics.errors} errors)",
+        f"Accuracy:  {acc.rate:.1%} ({acc.passed}/{acc.n}; 95% CI"
+        f" {acc.interval.low:.1%} - {acc.interval.high:.1%})",
+        f"Score:     {metrics.mean_score:.3f} (F1 {metrics.f1:.3f})",
+        "Statuses:  " + ", ".join(f"{k} {v}" for k, v in metrics.status_counts.items() if v),
+    ]
+    typer.echo("\n".join(lines))
+
+
+@app.command("tag")
+def tag(
+    ref: _RefArgument,
+    tags: Annotated[list[str], typer.Argument(help="One or more tags, e.g. v1.2 baseline.")],
+    remove: Annotated[bool, typer.Option("--remove", help="Remove the tags instead.")] = False,
+    as_json: _JsonFlag = False,
+    db: _DbOption = None,
+) -> None:
+    """Tag a stored run (a tag names one run: tagging another run moves it)."""
+    if remove:
+        removed = untag(tags, ref=ref, db=db)
+        if as_json:
+            _echo_json({"removed": list(removed)})
+        else:
+            typer.echo(f"removed: {', '.join(removed)}" if removed else "no such tag on that run")
+        return
+    run_id = tag_run(ref, tags, db=db)
+    if as_json:
+        _echo_json({"run_id": run_id, "tags": list(tags)})
+    else:
+        typer.echo(f"tagged {run_id}: {', '.join(tags)}")
+
+
+@app.command("delete")
+def delete(ref: _RefArgument, as_json: _JsonFlag = False, db: _DbOption = None) -> None:
+    """Delete a run from the history (its run folder, if any, stays on disk)."""
+    run_id = delete_run(ref, db=db)
+    if as_json:
+        _echo_json({"deleted": run_id})
+    else:
+        typer.echo(f"deleted {run_id}")
+
+
+@app.command("export")
+def export(
+    ref: _RefArgument,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write to FILE instead of printing.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Accepted; export is JSON.")] = True,
+    db: _DbOption = None,
+) -> None:
+    """Export a run (settings and every result) as JSON; `compare` and `report` read it back."""
+    text = export_run(ref, db=db)
+    if output is None:
+        typer.echo(text, nl=False)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise toolgrade.StoreError(
+            f"cannot write: {exc.strerror or exc}", path=str(output)
+        ) from None
+    typer.echo(f"exported to {output}", err=True)

@@ -1,0 +1,207 @@
+"""`toolgrade suite list|show|validate|schema`: inspect and check suites."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Annotated
+
+import typer
+
+import toolgrade
+from toolgrade._json import JsonObject, JsonValue
+from toolgrade.cli._selection import (
+    AllTagsOption,
+    CategoryOption,
+    DifficultyOption,
+    IdOption,
+    LimitOption,
+    SampleOption,
+    SeedOption,
+    TagOption,
+    selection_from_options,
+)
+
+__all__ = ["app"]
+
+app = typer.Typer(
+    name="suite",
+    help="List, inspect and validate test suites.",
+    no_args_is_help=True,
+)
+
+_JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+_NO_CALL = "(no call)"
+
+
+def _echo_json(value: JsonValue) -> None:
+    typer.echo(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+def _tool_count(suite: toolgrade.Suite) -> int:
+    """Distinct tool names, counting those that cases define for themselves."""
+    names = {t.name for t in suite.tools}
+    names.update(t.name for case in suite.cases for t in case.tool_definitions)
+    return len(names)
+
+
+def _summary(suite: toolgrade.Suite) -> JsonObject:
+    """Counts by category, difficulty, expected tool and tag."""
+    by_tool: Counter[str] = Counter()
+    for case in suite.cases:
+        names = {call.name for call in case.expected} or {_NO_CALL}
+        by_tool.update(names)
+    return {
+        "name": suite.name,
+        "version": suite.version,
+        "description": suite.description,
+        "content_hash": suite.content_hash,
+        "tools": _tool_count(suite),
+        "cases": len(suite.cases),
+        "by_category": dict(Counter(c.category for c in suite.cases).most_common()),
+        "by_difficulty": dict(Counter(c.difficulty for c in suite.cases).most_common()),
+        "by_tool": dict(by_tool.most_common()),
+        "by_tag": dict(Counter(t for c in suite.cases for t in c.tags).most_common()),
+    }
+
+
+@app.command("list")
+def list_suites(as_json: _JsonFlag = False) -> None:
+    """List the built-in suites."""
+    rows: list[JsonObject] = []
+    for name in toolgrade.builtin_suite_names():
+        suite = toolgrade.load_suite(name)
+        first_line = suite.description.split(". ")[0].rstrip(".")
+        rows.append(
+            {
+                "name": name,
+                "version": suite.version,
+                "cases": len(suite.cases),
+                "tools": _tool_count(suite),
+                "description": first_line,
+            }
+        )
+    if as_json:
+        _echo_json(list[JsonValue](rows))
+        return
+    for row in rows:
+        typer.echo(
+            f"{row['name']}  v{row['version']}  {row['cases']} cases, {row['tools']} tools"
+            f"  {row['description']}"
+        )
+
+
+def _table(title: str, counts: JsonValue) -> list[str]:
+    if not isinstance(counts, dict) or not counts:
+        return []
+    width = max(len(k) for k in counts)
+    return [f"{title}:"] + [f"  {k:<{width}}  {v}" for k, v in counts.items()]
+
+
+@app.command("show")
+def show(
+    source: Annotated[str, typer.Argument(help="A built-in suite name, a suite file or folder.")],
+    cases: Annotated[bool, typer.Option("--cases", help="Also list every case.")] = False,
+    as_json: _JsonFlag = False,
+    tag: TagOption = None,
+    all_tags: AllTagsOption = False,
+    category: CategoryOption = None,
+    difficulty: DifficultyOption = None,
+    case_id: IdOption = None,
+    sample: SampleOption = None,
+    seed: SeedOption = 0,
+    limit: LimitOption = None,
+) -> None:
+    """Show a suite: counts by category, difficulty, tool and tag (after selection)."""
+    selection = selection_from_options(
+        tag=tag,
+        all_tags=all_tags,
+        category=category,
+        difficulty=difficulty,
+        case_id=case_id,
+        sample=sample,
+        seed=seed,
+        limit=limit,
+    )
+    suite = toolgrade.select_cases(toolgrade.load_suite(source), selection)
+    summary = _summary(suite)
+    if as_json:
+        if cases:
+            summary["case_list"] = [_case_row(c) for c in suite.cases]
+        _echo_json(summary)
+        return
+    typer.echo(
+        f"{suite.name} v{suite.version}: {len(suite.cases)} cases, {_tool_count(suite)} tools"
+    )
+    typer.echo(f"content hash: {suite.content_hash}")
+    for title, key in (
+        ("category", "by_category"),
+        ("difficulty", "by_difficulty"),
+        ("tool", "by_tool"),
+        ("tag", "by_tag"),
+    ):
+        for line in _table(f"by {title}", summary[key]):
+            typer.echo(line)
+    if cases:
+        typer.echo("cases:")
+        for case in suite.cases:
+            calls = ", ".join(c.name for c in case.expected) or _NO_CALL
+            typer.echo(f"  {case.id}  {case.category}/{case.difficulty}  {calls}  {_prompt(case)}")
+
+
+def _prompt(case: toolgrade.Case, width: int = 60) -> str:
+    text = case.prompt if isinstance(case.prompt, str) else (case.prompt[-1].content or "")
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _case_row(case: toolgrade.Case) -> JsonValue:
+    return {
+        "id": case.id,
+        "category": case.category,
+        "difficulty": case.difficulty,
+        "tags": list(case.tags),
+        "expected": [call.name for call in case.expected],
+        "prompt": _prompt(case, 200),
+    }
+
+
+@app.command("validate")
+def validate(
+    sources: Annotated[
+        list[str], typer.Argument(help="Suite files, folders or built-in names to check.")
+    ],
+    as_json: _JsonFlag = False,
+) -> None:
+    """Validate suites; print every problem, exit 2 when any suite is invalid."""
+    report: list[JsonValue] = []
+    failed = False
+    for source in sources:
+        try:
+            suite = toolgrade.load_suite(source)
+        except toolgrade.SuiteError as exc:
+            failed = True
+            problems = list(exc.problems) or [str(exc)]
+            report.append({"source": source, "valid": False, "problems": list(problems)})
+            if not as_json:
+                count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
+                typer.echo(f"invalid: {source} ({count})", err=True)
+                for problem in problems:
+                    typer.echo(f"  - {problem}", err=True)
+            continue
+        report.append({"source": source, "valid": True, "problems": []})
+        if not as_json:
+            typer.echo(
+                f"ok: {source} ({suite.name} v{suite.version}, {len(suite.cases)} cases,"
+                f" {_tool_count(suite)} tools)"
+            )
+    if as_json:
+        _echo_json(report)
+    if failed:
+        raise typer.Exit(2)
+
+
+@app.command("schema")
+def schema() -> None:
+    """Print the JSON Schema of suite files."""
+    _echo_json(toolgrade.suite_schema())

@@ -1,0 +1,258 @@
+"""The `bfcl` judge profile: BFCL's AST-checker verdicts on toolgrade cases.
+
+`judge(..., profile="bfcl")` imports this module, which registers `judge_bfcl`. It
+recovers BFCL's function docs from the tools' schemas and BFCL's possible answers from
+the expected calls (`toolgrade.match._bfcl_codec`), then applies BFCL's checker rules
+(`toolgrade.match._bfcl_checker`). The rules, and where they differ from the default
+profile, are in docs/bfcl.md. BFCL gives no partial credit: every case scores 1 or 0.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
+from typing import Generic, TypeVar
+
+from toolgrade._json import JsonValue
+from toolgrade._trusted import construct_trusted
+from toolgrade.calls import ToolCall, as_calls
+from toolgrade.extract import Extraction
+from toolgrade.judge import register_profile
+from toolgrade.match._bfcl_answer import BfclAnswer, prepare_answer
+from toolgrade.match._bfcl_checker import (
+    BfclFunction,
+    ErrorType,
+    Language,
+    Verdict,
+    check_calls,
+)
+from toolgrade.match._bfcl_codec import decode_answer, function_from_schema
+from toolgrade.match._calls import RubricName
+from toolgrade.match._values import Mismatch, MismatchReason
+from toolgrade.results import CaseResult, PairResult, Status
+from toolgrade.suite import Case, ToolSpec
+
+__all__ = ["judge_bfcl", "language_of"]
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+_LANGUAGE_TAGS: dict[str, Language] = {
+    "language:java": "java",
+    "language:javascript": "javascript",
+}
+_CATEGORY_LANGUAGES: dict[str, Language] = {
+    "simple_java": "java",
+    "simple_javascript": "javascript",
+}
+_REASONS: dict[ErrorType, MismatchReason] = {
+    "missing_required": "missing",
+    "missing_optional": "missing",
+    "unexpected_param": "unexpected",
+    "type_error:simple": "type",
+    "type_error:nested": "type",
+    "type_error:java": "type",
+    "type_error:js": "type",
+}
+
+
+def language_of(case: Case) -> Language:
+    """The language BFCL checks a case's values in: its `language:` tag, else its category."""
+    for tag in case.tags:
+        if tag in _LANGUAGE_TAGS:
+            return _LANGUAGE_TAGS[tag]
+    return _CATEGORY_LANGUAGES.get(case.category, "python")
+
+
+def judge_bfcl(
+    case: Case,
+    actual: Extraction | Sequence[ToolCall | Mapping[str, JsonValue]],
+    /,
+    *,
+    tools: Sequence[ToolSpec] | None,
+    rubric: RubricName | None = None,
+    strict: bool = False,
+) -> CaseResult:
+    """Judge a case with BFCL's AST-checker rules (see docs/bfcl.md).
+
+    An extraction that reported a malformed call counts as BFCL's decode failure: the
+    case fails, except an irrelevance case (no call must be made), which passes.
+
+    Args:
+        case: the case (expected calls encoded as the BFCL importer writes them).
+        actual: the extraction of the model's output, or a list of calls.
+        tools: the tools offered (their schemas carry BFCL's types).
+        rubric: recorded on the result; BFCL's verdict is binary, so is the score.
+        strict: ignored; BFCL always fails unexpected arguments.
+
+    Returns:
+        The verdict, with BFCL's error type in the details.
+    """
+    extraction = actual if isinstance(actual, Extraction) else None
+    calls = extraction.calls if extraction is not None else as_calls(actual, side="actual")
+    decoded = None if extraction is not None and extraction.errors else calls
+    status, verdict = _decide(case, decoded, tools or ())
+    # Every field is built from validated models above: skip a second validation pass.
+    return construct_trusted(
+        CaseResult,
+        {
+            "case_id": case.id,
+            "status": status,
+            "score": 1.0 if status is Status.CORRECT else 0.0,
+            "rubric": rubric or case.rubric or "partial",
+            "expected": case.expected,
+            "actual": tuple(calls),
+            "pairs": _pairs(case, calls, status, verdict),
+            "details": _details(verdict),
+            "category": case.category,
+            "difficulty": case.difficulty,
+            "tags": case.tags,
+            "prompt": case.prompt_json(),
+            "extraction_format": extraction.format if extraction is not None else None,
+            "extraction_errors": tuple(f"{e.reason}: {e.message}" for e in extraction.errors)
+            if extraction is not None and extraction.errors
+            else (),
+            "alternative": None,
+            "raw_response": None,
+            "latency_ms": None,
+            "error": None,
+            "repeat": 0,
+        },
+    )
+
+
+def _decide(
+    case: Case, decoded: Sequence[ToolCall] | None, tools: Sequence[ToolSpec]
+) -> tuple[Status, Verdict | None]:
+    if case.any_call:
+        # live_relevance: any decoded call passes, whatever its name and arguments.
+        return (Status.CORRECT if decoded else Status.MISSED_CALL), None
+    if not case.expected:
+        return (Status.UNEXPECTED_CALL if decoded else Status.CORRECT), None
+    if decoded is None:
+        return Status.PARSE_ERROR, Verdict(False, "ast_decoder:decoder_failed", "Invalid syntax.")
+    language = language_of(case)
+    functions = [_FUNCTIONS.get(t, _no_docs).get(language) or _function(t, language) for t in tools]
+    verdict = _check(case, functions, decoded, language)
+    return _status(verdict, len(case.expected), len(decoded)), verdict
+
+
+def _function(tool: ToolSpec, language: Language) -> BfclFunction:
+    doc = function_from_schema(tool.name, tool.parameters, language)
+    _FUNCTIONS.get(tool, _no_docs)[language] = doc
+    return doc
+
+
+def _no_docs(_tool: ToolSpec) -> dict[Language, BfclFunction]:
+    return {}
+
+
+def _answer(call: ToolCall) -> BfclAnswer:
+    return prepare_answer(call.name, decode_answer(call.arguments))
+
+
+class _Memo(Generic[_K, _V]):
+    """Derived data per frozen object, by identity, for the most recent `size` objects.
+
+    The object is kept with its data so that its id cannot be reused while cached.
+    """
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._data: OrderedDict[int, tuple[_K, _V]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: _K, make: Callable[[_K], _V]) -> _V:
+        found = self._data.get(id(key))
+        if found is not None and found[0] is key:
+            return found[1]
+        value = make(key)
+        with self._lock:
+            self._data[id(key)] = (key, value)
+            if len(self._data) > self._size:
+                self._data.popitem(last=False)
+        return value
+
+
+_FUNCTIONS: _Memo[ToolSpec, dict[Language, BfclFunction]] = _Memo(4096)
+_ANSWERS: _Memo[ToolCall, BfclAnswer] = _Memo(8192)
+
+
+def _check(
+    case: Case, functions: Sequence[BfclFunction], actual: Sequence[ToolCall], language: Language
+) -> Verdict:
+    # BFCL knows one possible answer per entry; alternatives are only tried after it.
+    answer = [_ANSWERS.get(e, _answer) for e in case.expected]
+    first = check_calls(functions, answer, actual, language=language)
+    if first.valid:
+        return first
+    for alternative in case.alternatives:
+        verdict = _check_one(alternative, functions, actual, language)
+        if verdict.valid:
+            return verdict
+    return first
+
+
+def _check_one(
+    expected: Sequence[ToolCall],
+    functions: Sequence[BfclFunction],
+    actual: Sequence[ToolCall],
+    language: Language,
+) -> Verdict:
+    answer = [_ANSWERS.get(e, _answer) for e in expected]
+    return check_calls(functions, answer, actual, language=language)
+
+
+def _status(verdict: Verdict, n_expected: int, n_actual: int) -> Status:
+    if verdict.valid:
+        return Status.CORRECT
+    if verdict.error_type == "wrong_count":
+        if n_actual == 0:
+            return Status.MISSED_CALL
+        return Status.EXTRA_CALLS if n_actual > n_expected else Status.MISSED_CALL
+    if verdict.error_type == "wrong_func_name":
+        return Status.WRONG_TOOL
+    return Status.WRONG_ARGS
+
+
+def _pairs(
+    case: Case, calls: Sequence[ToolCall], status: Status, verdict: Verdict | None
+) -> tuple[PairResult, ...]:
+    if status is Status.CORRECT and verdict is not None:
+        return _correct_pairs(verdict.pairs)
+    if len(case.expected) == 1 and len(calls) == 1 and status is not Status.CORRECT:
+        kind = "wrong_tool" if status is Status.WRONG_TOOL else "wrong_args"
+        return (PairResult(expected_index=0, actual_index=0, verdict=kind, credit=0.0),)
+    return ()
+
+
+@lru_cache(maxsize=256)
+def _correct_pairs(pairs: tuple[tuple[int, int], ...]) -> tuple[PairResult, ...]:
+    # Frozen, so the same pairing can share its instances with every result.
+    return tuple(_correct_pair(i, j) for i, j in pairs)
+
+
+def _correct_pair(expected_index: int, actual_index: int) -> PairResult:
+    return construct_trusted(
+        PairResult,
+        {
+            "expected_index": expected_index,
+            "actual_index": actual_index,
+            "verdict": "correct",
+            "credit": 1.0,
+            "details": (),
+        },
+    )
+
+
+def _details(verdict: Verdict | None) -> tuple[Mismatch, ...]:
+    if verdict is None or verdict.valid:
+        return ()
+    reason = _REASONS.get(verdict.error_type, "value")
+    path = f"$.{verdict.param}" if verdict.param else "$"
+    message = f"BFCL {verdict.error_type}: {verdict.message}"
+    return (Mismatch(path=path, reason=reason, message=message),)
+
+
+register_profile("bfcl", judge_bfcl, reads_any_name=True)

@@ -1,0 +1,395 @@
+"""BFCL's AST checker, ported rule for rule, on plain Python values.
+
+Reference: `bfcl_eval/eval_checker/ast_eval/ast_checker.py` (bfcl-eval 2026.3.23). Each
+function below names the BFCL function it reproduces. The rules, BFCL's quirks included,
+are documented in docs/bfcl.md. Values compare with Python's own `==` and `type()`, as
+in BFCL: `True == 1`, `1 == 1.0`, but `type(True) is not int`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+from toolgrade.match._bfcl_answer import (
+    BfclAnswer,
+    BfclCall,
+    Options,
+    answer_type,
+    as_list,
+    contains,
+    standardize_string,
+    std,
+)
+from toolgrade.match._bfcl_convert import (
+    JAVA_TYPES,
+    JS_TYPES,
+    ConversionUnsupported,
+    java_convert,
+    js_convert,
+)
+
+__all__ = [
+    "BfclCall",
+    "BfclFunction",
+    "BfclParam",
+    "ErrorType",
+    "Language",
+    "Verdict",
+    "check_calls",
+    "standardize_string",
+]
+
+Language = Literal["python", "java", "javascript"]
+
+ErrorType = Literal[
+    "",
+    "ast_decoder:decoder_failed",
+    "wrong_count",
+    "wrong_func_name",
+    "missing_required",
+    "missing_optional",
+    "unexpected_param",
+    "type_error:simple",
+    "type_error:nested",
+    "type_error:java",
+    "type_error:js",
+    "value_error:others",
+    "value_error:string",
+    "value_error:list/tuple",
+    "value_error:dict_key",
+    "value_error:dict_value",
+    "value_error:list_dict_count",
+    "value_error:list_dict_item",
+    "dict_checker:unclear",
+    "list_dict_checker:unclear",
+    "missing_doc",
+    "unknown_type",
+    "conversion_unsupported",
+    "bad_answer",
+]
+"""BFCL's error types (its names, without the checker-function prefix), plus toolgrade's
+for inputs on which BFCL itself would crash (`missing_doc`, `unknown_type`, ...)."""
+
+PYTHON_TYPES: dict[str, type] = {
+    "string": str,
+    "integer": int,
+    "float": float,
+    "boolean": bool,
+    "array": list,
+    "tuple": list,
+    "dict": dict,
+    "any": str,
+}
+"""BFCL's `PYTHON_TYPE_MAPPING` (note `any` is checked as a string)."""
+
+_NESTED_PYTHON = ("array", "tuple")
+_NESTED_CONVERSION = ("Array", "ArrayList", "array")
+_SPECIAL = (dict, list, str)  # the types `_special_check` checks values of
+
+
+@dataclass(frozen=True, slots=True)
+class BfclParam:
+    """One parameter of a BFCL function doc: its BFCL type and its items' type."""
+
+    type: str
+    items: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BfclFunction:
+    """A BFCL function doc, as far as the checker reads it."""
+
+    name: str
+    params: Mapping[str, BfclParam]
+    required: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """BFCL's verdict on a call or a case, with BFCL's error type."""
+
+    valid: bool
+    error_type: ErrorType = ""
+    message: str = ""
+    param: str | None = None
+    pairs: tuple[tuple[int, int], ...] = ()
+    """(expected index, actual index) for every call that matched."""
+
+
+_OK = Verdict(valid=True)
+_OK_VARIABLE = Verdict(valid=True, param="variable")
+
+
+def _fail(error_type: ErrorType, message: str, param: str | None = None) -> Verdict:
+    return Verdict(valid=False, error_type=error_type, message=message, param=param)
+
+
+def check_calls(
+    functions: Sequence[BfclFunction],
+    expected: Sequence[BfclAnswer],
+    actual: Sequence[BfclCall],
+    *,
+    language: Language,
+) -> Verdict:
+    """BFCL's `ast_checker` for one case: count, then each expected call in turn.
+
+    Several expected calls use BFCL's `parallel_function_checker_no_order`: each
+    expected call, in order, takes the first unused actual call it accepts (greedy).
+    One expected call needs exactly one actual call (`simple_function_checker`).
+    """
+    if len(actual) != len(expected):
+        return _fail("wrong_count", "Wrong number of functions.")
+    used: list[int] = []
+    for answer in expected:
+        doc = _doc(functions, answer.name)
+        if doc is None:
+            return _fail("missing_doc", f"no function doc for {answer.name!r}")
+        verdict = _OK
+        for j, call in enumerate(actual):
+            if j in used:
+                continue
+            verdict = check_one(doc, call, answer, language=language)
+            if verdict.valid:
+                used.append(j)
+                break
+        if not verdict.valid:
+            return verdict
+    return _valid(tuple(enumerate(used)))
+
+
+def _doc(functions: Sequence[BfclFunction], name: str) -> BfclFunction | None:
+    for function in functions:
+        if function.name == name:
+            return function
+    return None
+
+
+@lru_cache(maxsize=256)
+def _valid(pairs: tuple[tuple[int, int], ...]) -> Verdict:
+    return Verdict(valid=True, pairs=pairs)
+
+
+def check_one(
+    doc: BfclFunction,
+    call: BfclCall,
+    answer: BfclAnswer,
+    *,
+    language: Language,
+) -> Verdict:
+    """BFCL's `simple_function_checker`: one call against one possible answer."""
+    # Models whose API forbids dots answer `uber_ride` for `uber.ride`; BFCL renames
+    # per model, toolgrade accepts both spellings.
+    if call.name != doc.name and call.name != doc.name.replace(".", "_"):
+        return _fail("wrong_func_name", f"Function name {doc.name!r} not found in model output.")
+    args = call.arguments
+    for param in doc.required:
+        if param not in args:
+            return _fail("missing_required", f"Missing required parameter: {param!r}.", param)
+    for param, value in args.items():
+        spec = doc.params.get(param)
+        options = answer.options.get(param)
+        if spec is None or options is None:
+            return _fail("unexpected_param", f"Unexpected parameter: {param!r}.", param)
+        verdict = _check_param(param, value, spec, options, language)
+        if not verdict.valid:
+            return verdict
+    for param, options in answer.options.items():
+        if param not in args and not options.optional:
+            return _fail(
+                "missing_optional",
+                f"Optional parameter {param!r} not provided and not marked as optional.",
+                param,
+            )
+    return _OK
+
+
+def _check_param(
+    param: str, value: object, spec: BfclParam, options: Options, language: Language
+) -> Verdict:
+    nested: type | None = None
+    if language == "python":
+        expected = PYTHON_TYPES.get(spec.type)
+        if expected is None:
+            return _fail("unknown_type", f"BFCL has no Python type {spec.type!r}", param)
+        if spec.type in _NESTED_PYTHON and spec.items is not None:
+            nested = PYTHON_TYPES.get(spec.items)
+        if spec.type == "float" and type(value) is int:
+            # BFCL lets Python promote an int to float (but not inside lists).
+            value = float(value)
+    else:
+        converted = _convert(param, value, spec, language)
+        if isinstance(converted, Verdict):
+            return converted
+        value, expected, nested = converted
+    values = options.values
+    answer = options.answer_type
+    if nested is None and type(value) is expected:  # `_type_check`'s commonest case
+        typed = _OK_VARIABLE if answer is not None and answer is not expected else _OK
+    else:
+        typed = _type_check(param, value, values, expected, nested, answer=answer)
+    if not typed.valid:
+        return typed
+    if typed.param != "variable" and expected in _SPECIAL:
+        special = _special_check(param, value, options, expected, nested)
+        if special is not None:
+            return special
+    if not contains(values, value):
+        return _fail(
+            "value_error:others",
+            f"Invalid value for parameter {param!r}: {value!r}. Expected one of {values}.",
+            param,
+        )
+    return _OK
+
+
+def _convert(
+    param: str, value: object, spec: BfclParam, language: Language
+) -> Verdict | tuple[object, type, type | None]:
+    table = JAVA_TYPES if language == "java" else JS_TYPES
+    convert = java_convert if language == "java" else js_convert
+    expected = table.get(spec.type)
+    if expected is None:
+        return _fail("unknown_type", f"BFCL has no {language} type {spec.type!r}", param)
+    if type(value) is not str:
+        return _fail(
+            "type_error:java" if language == "java" else "type_error:js",
+            f"Incorrect type for parameter {param!r}. Expected type String, "
+            f"got {type(value).__name__}. Parameter value: {value!r}.",
+            param,
+        )
+    nested: type | None = None
+    try:
+        if spec.type in _NESTED_CONVERSION:
+            nested = table.get(spec.items or "")
+            if nested is None:
+                return _fail("unknown_type", f"no items type for {param!r}", param)
+            value = convert(value, spec.type, spec.items)
+        else:
+            value = convert(value, spec.type)
+    except ConversionUnsupported as exc:
+        return _fail("conversion_unsupported", str(exc), param)
+    return value, expected, nested
+
+
+def _type_check(
+    param: str,
+    value: object,
+    options: Sequence[object],
+    expected: type,
+    nested: type | None,
+    *,
+    answer: type | None,
+) -> Verdict:
+    """BFCL's `type_checker` (`answer`: `answer_type(options)`); param `variable`: is_variable."""
+    # A possible answer of another type than the doc's is a variable name (a string).
+    ok = _OK_VARIABLE if answer is not None and answer is not expected else _OK
+    nested_failed = False
+    if type(value) is expected:
+        if nested is None:
+            return ok
+        for option in options:
+            if type(option) is list and isinstance(value, list):
+                inner = answer_type(option)
+                if not all(
+                    _type_check(param, v, option, nested, None, answer=inner).valid for v in value
+                ):
+                    continue
+            return ok
+        nested_failed = True
+    if answer is not None and type(value) is answer:
+        if nested_failed:
+            return _fail("type_error:nested", f"Nested type checking failed for {param!r}.", param)
+        return _OK_VARIABLE
+    return _fail(
+        "type_error:simple",
+        f"Incorrect type for parameter {param!r}. Expected type {expected.__name__}, "
+        f"got {type(value).__name__}. Parameter value: {value!r}.",
+        param,
+    )
+
+
+def _special_check(
+    param: str, value: object, options: Options, expected: type, nested: type | None
+) -> Verdict | None:
+    values = options.values
+    if expected is dict and isinstance(value, dict):
+        return _dict_check(param, value, values)
+    if expected is list and nested is dict and isinstance(value, list):
+        return _list_dict_check(param, value, values)
+    if expected is str and isinstance(value, str):
+        if standardize_string(value) in options.strings:
+            return _OK
+        return _fail(
+            "value_error:string",
+            f"Invalid value for parameter {param!r}: {value!r}. Expected one of {values}.",
+            param,
+        )
+    if expected is list and isinstance(value, list):
+        given = [std(v) for v in value]
+        # A string answer is compared as the list of its characters, as BFCL does.
+        if any(given == w for w in options.lists) or any(
+            given == [std(x) for x in o] for o in values if isinstance(o, str)
+        ):
+            return _OK
+        return _fail(
+            "value_error:list/tuple",
+            f"Invalid value for parameter {param!r}: {value!r}. Expected one of {values}.",
+            param,
+        )
+    return None
+
+
+def _dict_check(param: str, value: Mapping[str, object], options: Sequence[object]) -> Verdict:
+    """BFCL's `dict_checker`: one level deep, each key against its list of values."""
+    last = _fail("dict_checker:unclear", f"No possible answer for {param!r}.", param)
+    for option in options:
+        if option == "":
+            continue
+        if not isinstance(option, Mapping):
+            return _fail("bad_answer", f"dict answer for {param!r} is not an object", param)
+        last = _dict_one(param, value, option)
+        if last.valid:
+            return _OK
+    return last
+
+
+def _dict_one(param: str, value: Mapping[str, object], option: Mapping[str, object]) -> Verdict:
+    for key, item in value.items():
+        if key not in option:
+            return _fail("value_error:dict_key", f"Unexpected dict key parameter: {key!r}.", param)
+        wanted = [std(o) for o in as_list(option[key])]
+        if not contains(wanted, std(item)):
+            return _fail(
+                "value_error:dict_value",
+                f"Invalid value for parameter {key!r}: {item!r}. Expected one of {wanted}.",
+                param,
+            )
+    for key, item in option.items():
+        if key not in value and "" not in as_list(item):
+            return _fail("value_error:dict_key", f"Missing dict key parameter: {key!r}.", param)
+    return _OK
+
+
+def _list_dict_check(param: str, value: list[object], options: Sequence[object]) -> Verdict:
+    """BFCL's `list_dict_checker`: dicts in order against each candidate list."""
+    last = _fail("list_dict_checker:unclear", f"No possible answer for {param!r}.", param)
+    for option in options:
+        if not isinstance(option, list | str) or len(value) != len(option):
+            last = _fail(
+                "value_error:list_dict_count", "Wrong number of dictionaries in the list.", param
+            )
+            continue
+        for item, wanted in zip(value, option, strict=True):
+            if not isinstance(item, Mapping):
+                # BFCL would crash here (`.items()` on a non-dict); count it as wrong.
+                last = _fail("value_error:list_dict_item", f"{item!r} is not a dict", param)
+                break
+            last = _dict_check(param, item, [wanted])
+            if not last.valid:
+                break
+        else:
+            return _OK
+    return last

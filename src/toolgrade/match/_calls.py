@@ -1,0 +1,228 @@
+"""Judging a list of actual calls against one expectation: pairing, status, score.
+
+The judge (`toolgrade.judge`) asks `CallJudge` for a `Verdict` on the primary
+expectation and on each alternative. Work that depends only on an actual call (its
+schema coercion and validation) is done once per call, however many expectations
+and pairs it takes part in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from toolgrade._json import JsonObject
+from toolgrade.match._align import align
+from toolgrade.match._coerce import coerce_value
+from toolgrade.match._schema import merge_mismatches, schema_mismatches
+from toolgrade.match._values import SEMANTIC, MatchOptions, Mismatch, _Walker
+
+__all__ = [
+    "CallJudge",
+    "CallLike",
+    "CaseStatus",
+    "PairVerdict",
+    "RubricName",
+    "Verdict",
+]
+
+RubricName = Literal["binary", "partial", "f1"]
+CaseStatus = Literal[
+    "correct",
+    "wrong_args",
+    "wrong_tool",
+    "missed_call",
+    "unexpected_call",
+    "extra_calls",
+    "parse_error",
+]
+PairKind = Literal["correct", "wrong_args", "wrong_tool", "missed", "extra"]
+
+# Partial credit of a pair (the task specification's defaults).
+CORRECT_CREDIT = 1.0
+WRONG_ARGS_CREDIT = 0.5
+
+
+class CallLike(Protocol):
+    """Anything with a tool name and an arguments object (a `ToolCall`)."""
+
+    @property
+    def name(self) -> str:
+        """The tool called."""
+        ...
+
+    @property
+    def arguments(self) -> JsonObject:
+        """The arguments."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class PairVerdict:
+    """One expected call and one actual call (either may be missing), judged."""
+
+    expected_index: int | None
+    actual_index: int | None
+    kind: PairKind
+    credit: float
+    """Partial credit: 1 correct, 0.5 wrong arguments, 0 otherwise."""
+    mismatches: tuple[Mismatch, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The judgement of all actual calls against one expectation."""
+
+    status: CaseStatus
+    score: float
+    """The score under the rubric asked for."""
+    closeness: float
+    """The partial-rubric score, to break ties between alternatives under other rubrics."""
+    pairs: tuple[PairVerdict, ...] = ()
+    details: tuple[Mismatch, ...] = field(default=())
+
+
+class CallJudge:
+    """Judges one list of actual calls against expectations.
+
+    Args:
+        actual: the calls the model made.
+        schemas: parameters JSON Schema per offered tool name.
+        offered: the names of the offered tools; None accepts any name.
+        strict: fail on arguments the expectation does not mention.
+        parse_failed: the extractor reported malformed calls.
+    """
+
+    def __init__(
+        self,
+        actual: Sequence[CallLike],
+        *,
+        schemas: Mapping[str, JsonObject],
+        offered: frozenset[str] | None,
+        strict: bool = False,
+        parse_failed: bool = False,
+    ) -> None:
+        self.actual = actual
+        self.schemas = schemas
+        self.offered = offered
+        self.options = (
+            MatchOptions(strict=True, semantic=True, matchers=True) if strict else SEMANTIC
+        )
+        self.parse_failed = parse_failed
+        self._prepared: dict[int, tuple[JsonObject, list[Mismatch]]] = {}
+
+    def is_offered(self, name: str) -> bool:
+        """Whether a tool of this name was offered (a call to any other is a wrong tool)."""
+        return self.offered is None or name in self.offered
+
+    def _prepare(self, j: int) -> tuple[JsonObject, list[Mismatch]]:
+        """The actual call's arguments coerced by its schema, and its schema violations."""
+        ready = self._prepared.get(j)
+        if ready is None:
+            call = self.actual[j]
+            schema = self.schemas.get(call.name)
+            arguments = call.arguments
+            if schema:
+                coerced = coerce_value(arguments, schema)
+                arguments = coerced if isinstance(coerced, dict) else arguments
+            ready = (arguments, schema_mismatches(arguments, schema))
+            self._prepared[j] = ready
+        return ready
+
+    def compare(self, expected: CallLike, j: int) -> list[Mismatch]:
+        """The differences between an expected call and actual call `j` of the same tool."""
+        arguments, violations = self._prepare(j)
+        walker = _Walker(self.options)
+        walker.object(expected.arguments, arguments, "$", schema=self.schemas.get(expected.name))
+        return merge_mismatches(walker.out, violations)
+
+    def verdict(
+        self, expected: Sequence[CallLike], *, rubric: RubricName, ordered: bool
+    ) -> Verdict:
+        """Judge the actual calls against one expectation (a list of calls, maybe empty)."""
+        n_exp, n_act = len(expected), len(self.actual)
+        if not n_exp or not n_act:
+            return self._trivial(n_exp, n_act)
+        found: dict[tuple[int, int], list[Mismatch]] = {}
+        # f1 counts correct calls, so one correct pair must outweigh any number of
+        # same-tool pairs (as in score_calls); the others maximise summed partial credit.
+        right, near = (float(min(n_exp, n_act) + 1), 1.0) if rubric == "f1" else (1.0, 0.5)
+        credit = [[0.0] * n_act for _ in range(n_exp)]
+        for i, e in enumerate(expected):
+            if not self.is_offered(e.name):
+                continue
+            for j, a in enumerate(self.actual):
+                if a.name == e.name:
+                    found[i, j] = self.compare(e, j)
+                    credit[i][j] = near if found[i, j] else right
+        pairs = _pair_up(align(credit, ordered=ordered), found, n_exp=n_exp, n_act=n_act)
+        return self._finish(pairs, n_exp, n_act, rubric=rubric)
+
+    def _trivial(self, n_exp: int, n_act: int) -> Verdict:
+        if n_exp == 0 and n_act == 0:
+            if self.parse_failed:
+                return Verdict("parse_error", 0.0, 0.0)
+            return Verdict("correct", 1.0, 1.0)
+        if n_exp == 0:
+            extra = tuple(PairVerdict(None, j, "extra", 0.0) for j in range(n_act))
+            return Verdict("unexpected_call", 0.0, 0.0, extra)
+        missed = tuple(PairVerdict(i, None, "missed", 0.0) for i in range(n_exp))
+        status: CaseStatus = "parse_error" if self.parse_failed else "missed_call"
+        return Verdict(status, 0.0, 0.0, missed)
+
+    def _finish(
+        self, pairs: list[PairVerdict], n_exp: int, n_act: int, *, rubric: RubricName
+    ) -> Verdict:
+        kinds = [p.kind for p in pairs]
+        n_correct = kinds.count("correct")
+        closeness = sum(p.credit for p in pairs) / max(n_exp, n_act)
+        status: CaseStatus
+        if n_correct == n_exp:
+            status = "extra_calls" if n_act > n_exp else "correct"
+        elif self.parse_failed and n_correct == 0:
+            status = "parse_error"
+        elif "wrong_tool" in kinds:
+            status = "wrong_tool"
+        elif "missed" in kinds:
+            status = "missed_call"
+        else:
+            status = "wrong_args"
+        if rubric == "binary":
+            score = 1.0 if status == "correct" else 0.0
+        elif rubric == "f1":
+            precision, recall = n_correct / n_act, n_correct / n_exp
+            score = 2 * precision * recall / (precision + recall) if n_correct else 0.0
+        else:
+            score = closeness
+        details = tuple(m for p in pairs for m in p.mismatches)
+        return Verdict(status, score, closeness, tuple(pairs), details)
+
+
+def _pair_up(
+    aligned: list[tuple[int, int]],
+    found: Mapping[tuple[int, int], list[Mismatch]],
+    *,
+    n_exp: int,
+    n_act: int,
+) -> list[PairVerdict]:
+    """Turn the alignment into pair verdicts; leftovers pair up as wrong tools, in order."""
+    pairs: list[PairVerdict] = []
+    for i, j in aligned:
+        mismatches = found[i, j]
+        if mismatches:
+            # Each difference names its expected call, so the flat list stays readable.
+            tagged = tuple(m.model_copy(update={"call": i}) for m in mismatches)
+            pairs.append(PairVerdict(i, j, "wrong_args", WRONG_ARGS_CREDIT, tagged))
+        else:
+            pairs.append(PairVerdict(i, j, "correct", CORRECT_CREDIT))
+    used_exp = {i for i, _ in aligned}
+    used_act = {j for _, j in aligned}
+    left_exp = [i for i in range(n_exp) if i not in used_exp]
+    left_act = [j for j in range(n_act) if j not in used_act]
+    for i, j in zip(left_exp, left_act, strict=False):
+        pairs.append(PairVerdict(i, j, "wrong_tool", 0.0))
+    pairs.extend(PairVerdict(i, None, "missed", 0.0) for i in left_exp[len(left_act) :])
+    pairs.extend(PairVerdict(None, j, "extra", 0.0) for j in left_act[len(left_exp) :])
+    pairs.sort(key=lambda p: (p.expected_index is None, p.expected_index, p.actual_index or 0))
+    return pairs

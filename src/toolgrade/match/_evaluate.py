@@ -1,0 +1,164 @@
+"""Evaluating a matcher against an actual value.
+
+Each matcher reports through the comparison that reached it (the `_Walker` of
+`_values`), so paths, options and the list of differences stay one thing.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, TypeAlias
+
+from toolgrade._json import JsonObject, JsonValue
+from toolgrade.match._align import align
+from toolgrade.match._coerce import child_schema
+from toolgrade.match._matchers import Matcher, compiled, parse_matcher
+
+if TYPE_CHECKING:
+    from toolgrade.match._values import MismatchReason, _Walker
+
+__all__ = ["accepts_absent", "evaluate", "type_matches"]
+
+_Problem: TypeAlias = "tuple[MismatchReason, str]"
+"""Why a matcher failed: the reason code and a message."""
+
+
+def accepts_absent(matcher: Matcher) -> bool:
+    """Whether a matcher is met by an argument that is not there at all."""
+    if matcher.name == "$absent":
+        return True
+    if matcher.name == "$any_of" and isinstance(matcher.operand, list):
+        for alternative in matcher.operand:
+            inner = parse_matcher(alternative) if isinstance(alternative, dict) else None
+            if inner is not None and accepts_absent(inner):
+                return True
+    return False
+
+
+def type_matches(type_name: str, value: JsonValue) -> bool:
+    """JSON Schema's type test: `integer` accepts `5.0`, booleans are never numbers."""
+    if type_name == "null":
+        return value is None
+    if type_name == "boolean":
+        return isinstance(value, bool)
+    if isinstance(value, bool):
+        return False
+    if type_name == "integer":
+        return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+    if type_name == "number":
+        return isinstance(value, int | float)
+    if type_name == "string":
+        return isinstance(value, str)
+    if type_name == "array":
+        return isinstance(value, list)
+    return type_name == "object" and isinstance(value, dict)
+
+
+def evaluate(
+    walker: _Walker,
+    matcher: Matcher,
+    *,
+    expected: JsonValue,
+    actual: JsonValue,
+    path: str,
+    schema: JsonObject | None,
+    name: str | None,
+) -> None:
+    """Check a present actual value against a matcher, recording any difference."""
+    op = matcher.operand
+    problem: _Problem | None = None
+    if matcher.name == "$absent":
+        problem = ("unexpected", "the argument should be absent")
+    elif matcher.name == "$literal":
+        literal = walker.literal()
+        literal.value(op, actual, path, schema=schema, name=name)
+        walker.out.extend(literal.out)
+    elif matcher.name == "$any_of" and isinstance(op, list):
+        problem = _any_of(walker, op, actual, path=path, schema=schema, name=name)
+    elif matcher.name == "$unordered" and isinstance(op, list):
+        problem = _unordered(walker, op, actual, path=path, schema=schema, name=name)
+    elif matcher.name == "$type":
+        if not type_matches(str(op), actual):
+            problem = ("type", f"not of type {op}")
+    elif matcher.name == "$approx":
+        problem = _approx(matcher, actual)
+    elif matcher.name in ("$regex", "$contains", "$icase"):
+        problem = _text(walker, matcher, actual, schema=schema, name=name)
+    if problem is not None:
+        walker.add(path, problem[0], expected=expected, actual=actual, message=problem[1])
+
+
+def _any_of(
+    walker: _Walker,
+    alternatives: list[JsonValue],
+    actual: JsonValue,
+    *,
+    path: str,
+    schema: JsonObject | None,
+    name: str | None,
+) -> _Problem | None:
+    for alternative in alternatives:
+        if not walker.trial(alternative, actual, path, schema=schema, name=name):
+            return None
+    return ("value", f"matches none of the {len(alternatives)} alternatives")
+
+
+def _unordered(
+    walker: _Walker,
+    items: list[JsonValue],
+    actual: JsonValue,
+    *,
+    path: str,
+    schema: JsonObject | None,
+    name: str | None,
+) -> _Problem | None:
+    if not isinstance(actual, list):
+        return ("type", "expected an array")
+    if len(items) != len(actual):
+        return ("value", f"{len(actual)} items instead of {len(items)}")
+    credit = [
+        [
+            0.0
+            if walker.trial(e, a, f"{path}[{j}]", schema=child_schema(schema, j), name=name)
+            else 1.0
+            for j, a in enumerate(actual)
+        ]
+        for e in items
+    ]
+    if len(align(credit)) == len(items):
+        return None
+    return ("value", "no ordering of the items matches")
+
+
+def _approx(matcher: Matcher, actual: JsonValue) -> _Problem | None:
+    if isinstance(actual, bool) or not isinstance(actual, int | float):
+        return ("type", "expected a number")
+    target = matcher.operand
+    if not isinstance(target, int | float):
+        return ("value", "malformed $approx")
+    if math.isfinite(actual) and abs(actual - target) <= matcher.tol:
+        return None
+    return ("value", f"differs by more than {matcher.tol:g}")
+
+
+def _text(
+    walker: _Walker,
+    matcher: Matcher,
+    actual: JsonValue,
+    *,
+    schema: JsonObject | None,
+    name: str | None,
+) -> _Problem | None:
+    if not isinstance(actual, str):
+        return ("type", "expected a string")
+    op = str(matcher.operand)
+    text = walker.text(actual, schema, name) if walker.options.semantic else actual
+    if matcher.name == "$regex":
+        ok = compiled(op).fullmatch(text) is not None
+        return None if ok else ("value", f"does not match /{op}/")
+    if matcher.name == "$contains":
+        ok = op.casefold() in text.casefold()
+        return None if ok else ("value", f"does not contain {op!r} (any case)")
+    wanted = walker.text(op, schema, name) if walker.options.semantic else op
+    ok = wanted.casefold() == text.casefold()
+    return None if ok else ("value", "differs beyond letter case")

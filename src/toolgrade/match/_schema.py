@@ -1,0 +1,150 @@
+"""Validating actual arguments against the tool's JSON Schema (jsonschema).
+
+A violation makes the call incorrect even when every expected argument matched: the
+tool would have rejected the call. Violations become `Mismatch`es: a missing required
+property is `missing`, a property that `additionalProperties: false` forbids is
+`unexpected`, anything else is `schema`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError, ValidationError
+from jsonschema.protocols import Validator
+from jsonschema.validators import validator_for
+
+from toolgrade._json import JsonObject, JsonValue
+from toolgrade.errors import SuiteError
+from toolgrade.match._fastschema import is_certainly_valid, is_simple
+from toolgrade.match._values import Mismatch
+
+__all__ = ["json_path", "merge_mismatches", "schema_mismatches"]
+
+_CACHE_SIZE = 256
+# id(schema) -> (schema, validator, simple); the schema is kept so that its id cannot be
+# reused by another object while the entry lives.
+_validators: dict[int, tuple[JsonObject, Validator, bool]] = {}
+_MAX_MESSAGE = 200
+
+
+def _validator(schema: JsonObject) -> tuple[Validator, bool]:
+    """The schema's validator, and whether the fast path understands the schema."""
+    cached = _validators.get(id(schema))
+    if cached is not None and cached[0] is schema:
+        return cached[1], cached[2]
+    cls = validator_for(schema, default=Draft202012Validator)
+    try:
+        cls.check_schema(schema)
+    except SchemaError as exc:
+        raise SuiteError(f"invalid tool parameters schema: {exc.message}") from None
+    validator = cls(schema)
+    simple = is_simple(schema)
+    if len(_validators) >= _CACHE_SIZE:
+        _validators.clear()
+    _validators[id(schema)] = (schema, validator, simple)
+    return validator, simple
+
+
+def json_path(parts: Iterable[str | int], root: str = "$") -> str:
+    """Render a jsonschema error path (`deque(['a', 0])`) as `$.a[0]`."""
+    out = root
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out
+
+
+def schema_mismatches(arguments: JsonObject, schema: JsonObject | None) -> list[Mismatch]:
+    """Validate actual arguments against a tool's parameters schema.
+
+    Args:
+        arguments: the actual arguments, already coerced by the schema.
+        schema: the tool's parameters JSON Schema; None or empty validates everything.
+
+    Returns:
+        One `Mismatch` per violation (at most one per path and reason).
+
+    Raises:
+        SuiteError: the schema itself is not a valid JSON Schema.
+
+    Examples:
+        >>> s = {"type": "object", "properties": {"n": {"type": "integer"}},
+        ...      "required": ["n", "m"]}
+        >>> [(m.path, m.reason) for m in schema_mismatches({"n": "x"}, s)]
+        [('$.m', 'missing'), ('$.n', 'schema')]
+    """
+    if not schema:
+        return []
+    validator, simple = _validator(schema)
+    if simple and is_certainly_valid(arguments, schema):
+        return []
+    found: dict[tuple[str, str], Mismatch] = {}
+    for error in validator.iter_errors(arguments):
+        for mismatch in _convert(error):
+            found.setdefault((mismatch.path, mismatch.reason), mismatch)
+    return sorted(found.values(), key=lambda m: m.path)
+
+
+def _convert(error: ValidationError) -> list[Mismatch]:
+    path = json_path(error.absolute_path)
+    instance = error.instance
+    if error.validator == "required" and isinstance(instance, dict):
+        wanted = error.validator_value if isinstance(error.validator_value, list) else []
+        return [
+            Mismatch(path=f"{path}.{key}", reason="missing", message="required by the tool schema")
+            for key in wanted
+            if isinstance(key, str) and key not in instance
+        ]
+    if error.validator == "additionalProperties" and isinstance(instance, dict):
+        schema = error.schema if isinstance(error.schema, dict) else {}
+        return [
+            Mismatch(
+                path=f"{path}.{key}",
+                reason="unexpected",
+                actual=instance[key],
+                message="not allowed by the tool schema",
+            )
+            for key in _undeclared(instance, schema)
+        ]
+    message = error.message
+    if len(message) > _MAX_MESSAGE:
+        message = message[: _MAX_MESSAGE - 3] + "..."
+    rule = error.validator_value
+    expected: JsonValue = rule if _is_json(rule) else None  # type: ignore[assignment]
+    return [
+        Mismatch(
+            path=path,
+            reason="schema",
+            expected=expected,
+            actual=instance if _is_json(instance) else None,
+            message=f"{error.validator}: {message}",
+        )
+    ]
+
+
+def _undeclared(instance: dict[str, object], schema: JsonObject) -> list[str]:
+    props = schema.get("properties")
+    declared = set(props) if isinstance(props, dict) else set()
+    patterns = schema.get("patternProperties")
+    regexes = [re.compile(p) for p in patterns] if isinstance(patterns, dict) else []
+    return [
+        key for key in instance if key not in declared and not any(r.search(key) for r in regexes)
+    ]
+
+
+def _is_json(value: object) -> bool:
+    return value is None or isinstance(value, str | int | float | bool | list | dict)
+
+
+def merge_mismatches(compared: list[Mismatch], validated: list[Mismatch]) -> list[Mismatch]:
+    """Join comparison and validation differences, one per path.
+
+    A schema violation at a path the comparison already reported says the same thing
+    twice (`"abc"` is neither the expected `5` nor an integer), so it is dropped.
+    """
+    if not validated:
+        return compared
+    seen = {m.path for m in compared}
+    return compared + [m for m in validated if m.path not in seen]

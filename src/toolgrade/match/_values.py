@@ -1,0 +1,306 @@
+"""Value equality: do the actual arguments of a call equal the expected ones?
+
+One implementation serves both `score_calls` (plain deep equality, `DEEP_EQUALITY`)
+and the judge (`SEMANTIC`: schema-guided coercion, trimmed strings, normalised paths,
+schema defaults and `$`-matchers). The comparison returns the list of differences
+(`Mismatch`), each with the JSON path of the argument, so that a failed case says
+exactly what was wrong.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from toolgrade._json import JsonObject, JsonValue
+from toolgrade.match._coerce import child_schema, coerce_value, is_exact, is_path, normalise_path
+from toolgrade.match._evaluate import accepts_absent, evaluate
+from toolgrade.match._matchers import parse_matcher
+
+__all__ = [
+    "DEEP_EQUALITY",
+    "SEMANTIC",
+    "MatchOptions",
+    "Mismatch",
+    "MismatchReason",
+    "compare_arguments",
+    "compare_values",
+    "json_kind",
+]
+
+MismatchReason = Literal["missing", "unexpected", "type", "value", "schema"]
+
+
+class Mismatch(BaseModel):
+    """One difference between an expected and an actual argument value."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    path: str
+    """JSON path of the argument, e.g. `$.options.recursive` or `$.files[2]`."""
+    reason: MismatchReason
+    """Why it differs: `missing`, `unexpected`, `type`, `value` or `schema`."""
+    expected: JsonValue = None
+    """The expected value (or matcher); null for `unexpected`."""
+    actual: JsonValue = None
+    """The actual value; null for `missing`."""
+    message: str = ""
+    """A sentence for people, when the reason alone is not enough."""
+    call: int | None = None
+    """In a judged case: the index of the expected call this difference belongs to."""
+
+    def describe(self) -> str:
+        """Render the difference in one line, e.g. `$.q: expected "a", got "b"`."""
+        if self.reason == "missing":
+            text = f"{self.path}: missing (expected {_show(self.expected)})"
+        elif self.reason == "unexpected":
+            text = f"{self.path}: unexpected argument (got {_show(self.actual)})"
+        else:
+            text = f"{self.path}: expected {_show(self.expected)}, got {_show(self.actual)}"
+        return f"{text} [{self.message}]" if self.message else text
+
+
+def _show(value: JsonValue) -> str:
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+@dataclass(frozen=True, slots=True)
+class MatchOptions:
+    """How values compare."""
+
+    strict: bool = False
+    """Fail on arguments the expectation does not mention."""
+    semantic: bool = False
+    """Trim strings, normalise paths, and, given a schema, coerce values to its types,
+    compare `enum` values exactly and accept an omitted argument equal to its default."""
+    matchers: bool = False
+    """Read `$`-objects in expected values as matchers (`$regex`, `$any_of`, ...)."""
+
+
+DEEP_EQUALITY = MatchOptions(strict=True)
+"""Plain deep equality (score_calls): every key must be present on both sides, no
+coercion, no trimming, no matchers; `1 == 1.0`, `1 != "1"`, `true != 1`."""
+
+SEMANTIC = MatchOptions(semantic=True, matchers=True)
+"""The judge's equality: schema-guided, trimmed, path-aware, with matchers."""
+
+
+def json_kind(value: object) -> str:
+    """Name the JSON type of a Python value (`boolean` is never a `number`)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list | tuple):
+        return "array"
+    if isinstance(value, Mapping):
+        return "object"
+    return type(value).__name__
+
+
+def compare_arguments(
+    expected: JsonObject,
+    actual: JsonObject,
+    *,
+    options: MatchOptions = DEEP_EQUALITY,
+    schema: JsonObject | None = None,
+) -> list[Mismatch]:
+    """Compare the arguments of two calls.
+
+    Args:
+        expected: the expected arguments (may hold matchers when `options.matchers`).
+        actual: the actual arguments.
+        options: how to compare; the default is plain deep equality.
+        schema: the tool's parameters JSON Schema; used only when `options.semantic`.
+
+    Returns:
+        The differences; an empty list means the arguments match.
+
+    Examples:
+        >>> compare_arguments({"n": 1}, {"n": 1.0})
+        []
+        >>> [m.reason for m in compare_arguments({"n": 1}, {"n": "1"})]
+        ['type']
+        >>> compare_arguments({"n": 1}, {"n": "1"}, options=SEMANTIC,
+        ...     schema={"type": "object", "properties": {"n": {"type": "integer"}}})
+        []
+    """
+    walker = _Walker(options)
+    if options.semantic and schema:
+        coerced = coerce_value(actual, schema)
+        if isinstance(coerced, dict):
+            actual = coerced
+    walker.object(expected, actual, "$", schema=schema if options.semantic else None)
+    return walker.out
+
+
+def compare_values(
+    expected: JsonValue,
+    actual: JsonValue,
+    *,
+    options: MatchOptions = DEEP_EQUALITY,
+    path: str = "$",
+    schema: JsonObject | None = None,
+    name: str | None = None,
+) -> list[Mismatch]:
+    """Compare two JSON values; see `compare_arguments`.
+
+    Args:
+        expected: the expected value (or matcher).
+        actual: the actual value.
+        options: how to compare.
+        path: the JSON path of the value, the prefix of every reported path.
+        schema: the value's JSON Schema (semantic comparison only).
+        name: the argument name the value belongs to (decides whether it is a path).
+
+    Returns:
+        The differences; empty when the values match.
+    """
+    walker = _Walker(options)
+    schema = schema if options.semantic else None
+    if schema:
+        actual = coerce_value(actual, schema)
+    walker.value(expected, actual, path, schema=schema, name=name)
+    return walker.out
+
+
+class _Walker:
+    """One comparison: the options, and the differences found so far."""
+
+    __slots__ = ("options", "out")
+
+    def __init__(self, options: MatchOptions) -> None:
+        self.options = options
+        self.out: list[Mismatch] = []
+
+    def trial(
+        self,
+        expected: JsonValue,
+        actual: JsonValue,
+        path: str,
+        *,
+        schema: JsonObject | None,
+        name: str | None,
+    ) -> list[Mismatch]:
+        """Compare without recording: the differences a sub-comparison would report."""
+        sub = _Walker(self.options)
+        sub.value(expected, actual, path, schema=schema, name=name)
+        return sub.out
+
+    def literal(self) -> _Walker:
+        """A comparison with the same options that reads `$`-objects literally."""
+        return _Walker(replace(self.options, matchers=False))
+
+    def add(
+        self,
+        path: str,
+        reason: MismatchReason,
+        *,
+        expected: JsonValue = None,
+        actual: JsonValue = None,
+        message: str = "",
+    ) -> None:
+        """Record one difference."""
+        self.out.append(
+            Mismatch(path=path, reason=reason, expected=expected, actual=actual, message=message)
+        )
+
+    def value(
+        self,
+        expected: JsonValue,
+        actual: JsonValue,
+        path: str,
+        *,
+        schema: JsonObject | None,
+        name: str | None,
+    ) -> None:
+        if self.options.matchers and isinstance(expected, dict):
+            matcher = parse_matcher(expected)
+            if matcher is not None:
+                evaluate(
+                    self,
+                    matcher,
+                    expected=expected,
+                    actual=actual,
+                    path=path,
+                    schema=schema,
+                    name=name,
+                )
+                return
+        if isinstance(expected, str) and isinstance(actual, str):
+            same = (
+                self.text(expected, schema, name) == self.text(actual, schema, name)
+                if self.options.semantic
+                else expected == actual
+            )
+            if not same:
+                self.add(path, "value", expected=expected, actual=actual)
+        elif json_kind(expected) != json_kind(actual):
+            self.add(path, "type", expected=expected, actual=actual)
+        elif isinstance(expected, dict) and isinstance(actual, dict):
+            self.object(expected, actual, path, schema=schema)
+        elif isinstance(expected, list) and isinstance(actual, list):
+            self.array(expected, actual, path, schema=schema, name=name)
+        elif expected != actual:
+            self.add(path, "value", expected=expected, actual=actual)
+
+    def text(self, value: str, schema: JsonObject | None, name: str | None) -> str:
+        """A string as compared semantically: trimmed, and normalised when it is a path."""
+        if is_exact(schema):
+            return value
+        if is_path(schema, name):
+            return normalise_path(value)
+        return value.strip()
+
+    def array(
+        self,
+        expected: list[JsonValue],
+        actual: list[JsonValue],
+        path: str,
+        *,
+        schema: JsonObject | None,
+        name: str | None,
+    ) -> None:
+        if len(expected) != len(actual):
+            message = f"{len(actual)} items instead of {len(expected)}"
+            self.add(path, "value", expected=expected, actual=actual, message=message)
+            return
+        for k, (e, a) in enumerate(zip(expected, actual, strict=True)):
+            self.value(e, a, f"{path}[{k}]", schema=child_schema(schema, k), name=name)
+
+    def object(
+        self, expected: JsonObject, actual: JsonObject, path: str, *, schema: JsonObject | None
+    ) -> None:
+        for key, value in expected.items():
+            sub = f"{path}.{key}"
+            sub_schema = child_schema(schema, key)
+            if key in actual:
+                self.value(value, actual[key], sub, schema=sub_schema, name=key)
+            elif not self.absent_ok(value, sub, schema=sub_schema, name=key):
+                self.add(sub, "missing", expected=value)
+        if self.options.strict:
+            for key, value in actual.items():
+                if key not in expected:
+                    self.add(f"{path}.{key}", "unexpected", actual=value)
+
+    def absent_ok(
+        self, expected: JsonValue, path: str, *, schema: JsonObject | None, name: str
+    ) -> bool:
+        """Whether an argument the model left out still meets the expectation."""
+        if self.options.matchers and isinstance(expected, dict):
+            matcher = parse_matcher(expected)
+            if matcher is not None and accepts_absent(matcher):
+                return True
+        # The tool fills in its documented default, so leaving it out means the same.
+        if self.options.semantic and schema and "default" in schema:
+            return not self.trial(expected, schema["default"], path, schema=schema, name=name)
+        return False

@@ -1,0 +1,145 @@
+"""One line saying why a case failed: "Expected search, got read_file"."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from toolgrade._json import JsonValue
+from toolgrade.calls import ToolCall
+from toolgrade.match import Mismatch
+from toolgrade.results import CaseResult, Status
+
+__all__ = ["argument_name", "describe_failure"]
+
+_VALUE_CHARS = 40
+
+
+def describe_failure(result: CaseResult) -> str:
+    """Say in one line why a case did not pass.
+
+    The reason is derived from the result's status, its call pairing and its argument
+    differences, so it is the same in every report format.
+
+    Args:
+        result: the judged case.
+
+    Returns:
+        A short sentence, e.g. `Expected search, got read_file`,
+        `Missing required arg 'pattern'`, `No tool call made`, or `Correct` for a
+        case that passed.
+
+    Examples:
+        >>> from toolgrade import CaseResult, ToolCall
+        >>> describe_failure(CaseResult(case_id="TC-1", status="missed_call", score=0.0,
+        ...     expected=(ToolCall(name="search", arguments={}),)))
+        'No tool call made (expected search)'
+    """
+    status = result.status
+    if status is Status.CORRECT:
+        return "Correct"
+    if status is Status.TIMEOUT:
+        return f"Timed out: {result.error}" if result.error else "Timed out"
+    if status is Status.ERROR:
+        return f"Error: {result.error}" if result.error else "Error"
+    if status is Status.MISSED_CALL:
+        return _missed(result)
+    if status is Status.UNEXPECTED_CALL:
+        return f"Unexpected call to {_names(result.actual)} (no call expected)"
+    if status is Status.PARSE_ERROR:
+        problem = result.extraction_errors[0] if result.extraction_errors else "unparseable"
+        return f"Malformed tool call: {problem}"
+    if status is Status.WRONG_TOOL:
+        return _wrong_tool(result)
+    if status is Status.EXTRA_CALLS:
+        return _extra(result)
+    return _wrong_args(result)
+
+
+def argument_name(path: str) -> str:
+    """The argument a mismatch path points at: `$.options.recursive` -> `options.recursive`."""
+    if path.startswith("$."):
+        return path[2:]
+    return path[1:] if path.startswith("$") and len(path) > 1 else path
+
+
+def _names(calls: Sequence[ToolCall]) -> str:
+    seen = list(dict.fromkeys(c.name for c in calls))
+    return ", ".join(seen) if seen else "nothing"
+
+
+def _missed(result: CaseResult) -> str:
+    if result.actual:
+        # Some calls were made: name the expected calls left without a partner.
+        missing = [
+            result.expected[p.expected_index]
+            for p in result.pairs
+            if p.verdict == "missed" and p.expected_index is not None
+        ]
+        return f"Missing call to {_names(tuple(missing) or result.expected)}"
+    text = "No tool call made"
+    if result.expected:
+        text += f" (expected {_names(result.expected)})"
+    if result.extraction_errors:
+        text += f"; malformed call: {result.extraction_errors[0]}"
+    return text
+
+
+def _wrong_tool(result: CaseResult) -> str:
+    for pair in result.pairs:
+        e_i, a_i = pair.expected_index, pair.actual_index
+        if (
+            pair.verdict == "wrong_tool"
+            and e_i is not None
+            and a_i is not None
+            and e_i < len(result.expected)
+            and a_i < len(result.actual)
+        ):
+            return f"Expected {result.expected[e_i].name}, got {result.actual[a_i].name}"
+    actual_names = {c.name for c in result.actual}
+    expected_names = {c.name for c in result.expected}
+    missing = [c for c in result.expected if c.name not in actual_names] or list(result.expected)
+    surplus = [c for c in result.actual if c.name not in expected_names] or list(result.actual)
+    return f"Expected {_names(missing)}, got {_names(surplus)}"
+
+
+def _extra(result: CaseResult) -> str:
+    paired = {p.actual_index for p in result.pairs if p.verdict != "extra"}
+    extra = [c for i, c in enumerate(result.actual) if i not in paired] if result.pairs else []
+    if not extra:
+        extra = list(result.actual[len(result.expected) :])
+    if len(extra) == 1:
+        return f"Extra call to {extra[0].name}"
+    if extra:
+        return f"{len(extra)} extra calls: {_names(extra)}"
+    return "Extra tool calls"
+
+
+def _wrong_args(result: CaseResult) -> str:
+    if not result.details:
+        return "Wrong arguments"
+    text = _mismatch_sentence(result.details[0])
+    more = len(result.details) - 1
+    return f"{text} (+{more} more)" if more else text
+
+
+def _mismatch_sentence(mismatch: Mismatch) -> str:
+    name = argument_name(mismatch.path)
+    if mismatch.reason == "missing":
+        return f"Missing required arg '{name}'"
+    if mismatch.reason == "unexpected":
+        return f"Unexpected arg '{name}'"
+    if mismatch.reason == "schema":
+        return f"Arg '{name}' violates the schema" + (
+            f": {mismatch.message}" if mismatch.message else ""
+        )
+    kind = "type" if mismatch.reason == "type" else "value"
+    return (
+        f"Wrong {kind} for '{name}': expected {_short(mismatch.expected)}, "
+        f"got {_short(mismatch.actual)}"
+    )
+
+
+def _short(value: JsonValue) -> str:
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= _VALUE_CHARS else text[: _VALUE_CHARS - 3] + "..."

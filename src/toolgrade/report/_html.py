@@ -1,0 +1,158 @@
+"""The HTML report: one self-contained file (no network), built with Jinja2.
+
+Every value that can hold model or suite text reaches the page through Jinja2's
+autoescaping; the page's own script and style are pinned by hash in a
+Content-Security-Policy, so even markup that slipped through could not run a script.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+import jinja2
+import markupsafe
+
+from toolgrade._json import JsonValue
+from toolgrade.report._charts import Chart, bar_chart
+from toolgrade.report._diff import PairView, pair_views
+from toolgrade.report._text import verdict_label
+from toolgrade.report._view import (
+    CaseView,
+    ReportInput,
+    clip,
+    json_text,
+    label,
+    pct,
+    prompt_text,
+    raw_text,
+    terminal_safe,
+)
+
+__all__ = ["render_html"]
+
+# Long texts are cut so that one runaway output cannot make the page unusable; the JSON
+# report keeps everything.
+_TEXT_CHARS = 20_000
+_SEARCH_CHARS = 2_000
+_TEMPLATES = "templates"
+
+
+@dataclass(frozen=True, slots=True)
+class FailureRow:
+    """One failed (or unscored) case as the failure table shows it."""
+
+    name: str
+    category: str
+    status: str
+    tools: str
+    reason: str
+    score: float
+    latency: str
+    search: str
+    """Lower-cased text the filter box searches."""
+    prompt: str
+    raw: str | None
+    pairs: tuple[PairView, ...]
+    details: tuple[tuple[str, str, str, str], ...]
+    """(path, reason, expected JSON, actual JSON) of every argument difference."""
+    error: str | None
+
+
+def _read(name: str) -> str:
+    path = resources.files("toolgrade.report") / _TEMPLATES / name
+    return path.read_text(encoding="utf-8")
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FunctionLoader(_read),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+@cache
+def _assets() -> tuple[str, str, str]:
+    """The page's script and style, and the CSP that allows exactly these two."""
+    script = _read("report.js")
+    style = _read("report.css")
+    digest = {
+        kind: base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
+        for kind, text in (("script", script), ("style", style))
+    }
+    csp = (
+        "default-src 'none'; img-src data:; "
+        f"script-src 'sha256-{digest['script']}'; style-src 'sha256-{digest['style']}'"
+    )
+    return script, style, csp
+
+
+def _row(case: CaseView) -> FailureRow:
+    r = case.result
+    prompt = prompt_text(r.prompt)
+    tools = ", ".join(dict.fromkeys(c.name for c in r.expected)) or "(none)"
+    search = " ".join((case.name, r.category, r.status.value, tools, case.reason, prompt))
+    return FailureRow(
+        name=case.name,
+        category=r.category,
+        status=r.status.value,
+        tools=tools,
+        reason=case.reason,
+        score=r.score,
+        latency="" if r.latency_ms is None else f"{r.latency_ms:.0f}",
+        search=clip(search, _SEARCH_CHARS).lower(),
+        prompt=terminal_safe(clip(prompt, _TEXT_CHARS)),
+        raw=None
+        if r.raw_response is None
+        else terminal_safe(clip(raw_text(r.raw_response), _TEXT_CHARS)),
+        pairs=pair_views(r),
+        details=tuple(
+            (
+                m.path,
+                m.reason,
+                _json_or_blank(m.expected, m.reason == "unexpected"),
+                _json_or_blank(m.actual, m.reason == "missing"),
+            )
+            for m in r.details
+        ),
+        error=r.error,
+    )
+
+
+def _json_or_blank(value: JsonValue, blank: bool) -> str:
+    return "" if blank else clip(json_text(value), 500)
+
+
+def render_html(data: ReportInput) -> str:
+    """Render the HTML report."""
+    script, style, csp = _assets()
+    m = data.metrics
+    rows = [_row(c) for c in (*data.failures, *data.unscored)]
+    charts: list[Chart] = []
+    if m.by_category:
+        charts.append(bar_chart("Accuracy by category", m.by_category, headings=True))
+    if m.by_tool:
+        charts.append(bar_chart("Accuracy by tool", m.by_tool, headings=False))
+    template = _environment().get_template("report.html.j2")
+    return template.render(
+        run=data.run,
+        m=m,
+        comparison=data.comparison,
+        verdict=verdict_label(data.comparison.verdict) if data.comparison else "",
+        charts=charts,
+        rows=rows,
+        statuses=sorted({r.status for r in rows}),
+        categories=sorted({r.category for r in rows}),
+        pct=pct,
+        label=label,
+        csp=csp,
+        script=markupsafe.Markup(script),
+        style=markupsafe.Markup(style),
+    )

@@ -1,0 +1,100 @@
+"""The JUnit XML report: one testcase per case, for CI dashboards."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+from toolgrade.report._view import (
+    CaseView,
+    ReportInput,
+    calls_text,
+    clip,
+    prompt_text,
+    raw_text,
+)
+from toolgrade.results import Status
+
+__all__ = ["render_junit"]
+
+# XML 1.0 cannot hold most control characters (not even escaped), nor lone surrogates;
+# a model output containing them must still give a well-formed file.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_BODY_CHARS = 4000
+
+
+def _xml_safe(text: str) -> str:
+    return _NOT_XML.sub("\ufffd", text)
+
+
+def render_junit(data: ReportInput) -> str:
+    """Render the JUnit XML report (the schema Jenkins, GitLab and GitHub actions read)."""
+    run = data.run
+    m = data.metrics
+    seconds = (
+        (run.finished_at - run.started_at).total_seconds() if run.finished_at is not None else 0.0
+    )
+    counts = {
+        "tests": str(m.total),
+        "failures": str(m.failed),
+        "errors": str(m.timeouts + m.errors),
+        "skipped": "0",
+        "time": f"{seconds:.3f}",
+    }
+    root = ET.Element("testsuites", {"name": "toolgrade", **counts})
+    suite = ET.SubElement(
+        root,
+        "testsuite",
+        {
+            "name": _xml_safe(run.suite_name),
+            **counts,
+            "timestamp": run.started_at.isoformat(),
+        },
+    )
+    properties = ET.SubElement(suite, "properties")
+    for name, value in (
+        ("model", run.model),
+        ("run_id", run.run_id),
+        ("suite_version", run.suite_version),
+        ("suite_hash", run.suite_hash),
+        ("rubric", run.rubric),
+        ("accuracy", f"{m.accuracy.rate:.4f}"),
+    ):
+        ET.SubElement(properties, "property", {"name": name, "value": _xml_safe(value)})
+    for case in data.cases:
+        _testcase(suite, case, run.suite_name)
+    ET.indent(root)
+    body = ET.tostring(root, encoding="unicode")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
+
+
+def _testcase(parent: ET.Element, case: CaseView, suite_name: str) -> None:
+    r = case.result
+    category = r.category or "uncategorised"
+    attrs = {
+        "classname": _xml_safe(f"{suite_name}.{category}"),
+        "name": _xml_safe(case.name),
+        "time": f"{(r.latency_ms or 0.0) / 1000:.3f}",
+    }
+    element = ET.SubElement(parent, "testcase", attrs)
+    if r.status is Status.CORRECT:
+        return
+    tag = "failure" if r.status.scored else "error"
+    problem = ET.SubElement(
+        element, tag, {"message": _xml_safe(case.reason), "type": r.status.value}
+    )
+    problem.text = _xml_safe(_body(case))
+
+
+def _body(case: CaseView) -> str:
+    r = case.result
+    lines = [
+        f"Reason: {case.reason}",
+        f"Prompt: {clip(prompt_text(r.prompt), _BODY_CHARS)}",
+        f"Expected: {clip(calls_text(r.expected), _BODY_CHARS)}",
+        f"Actual: {clip(calls_text(r.actual), _BODY_CHARS)}",
+    ]
+    lines += [f"Diff: {m.describe()}" for m in r.details]
+    if r.raw_response is not None:
+        lines.append(f"Raw output: {clip(raw_text(r.raw_response), _BODY_CHARS)}")
+    return "\n".join(lines)

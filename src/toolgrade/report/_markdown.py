@@ -1,0 +1,143 @@
+"""The Markdown report, sized and escaped for a pull-request comment."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+
+from toolgrade.compare import Comparison
+from toolgrade.metrics import Breakdown
+from toolgrade.report._text import accuracy_text, verdict_label
+from toolgrade.report._view import (
+    CaseView,
+    ReportInput,
+    calls_text,
+    clip,
+    label,
+    pct,
+    prompt_text,
+    raw_text,
+    terminal_safe,
+)
+
+__all__ = ["render_markdown"]
+
+# GitHub rejects comments over 65,536 characters: list at most this many failures in the
+# table, show at most this many in full, and cut each shown value.
+_TABLE_ROWS = 100
+_DETAILED = 25
+_FIELD_CHARS = 1500
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+_BACKTICKS = re.compile(r"`+")
+
+
+def render_markdown(data: ReportInput) -> str:
+    """Render the Markdown report."""
+    m = data.metrics
+    run = data.run
+    out = [
+        "## Tool-Call Correctness Report",
+        "",
+        f"**Model:** {_inline(run.model)} · **Suite:** {_inline(run.suite_name)} "
+        f"{_inline(run.suite_version)} · **Run:** {_inline(run.run_id)}",
+        "",
+        "| Total | Passed | Failed | Timeouts | Errors | Accuracy |",
+        "|---:|---:|---:|---:|---:|---|",
+        f"| {m.total} | {m.passed} | {m.failed} | {m.timeouts} | {m.errors} "
+        f"| **{_inline(accuracy_text(m))}** |",
+    ]
+    if data.comparison is not None:
+        out += _baseline(data.comparison)
+    out += _breakdown("Category", m.by_category, headings=True)
+    out += _breakdown("Tool", m.by_tool, headings=False)
+    out += _failures("Failures", data.failures)
+    out += _failures("Timeouts and errors", data.unscored)
+    return "\n".join(out) + "\n"
+
+
+def _inline(text: str) -> str:
+    """Escape text for a Markdown line or table cell (HTML and Markdown syntax)."""
+    flat = terminal_safe(text).replace("\r", " ").replace("\n", " ")
+    return _MD_SPECIAL.sub(r"\\\1", html.escape(flat, quote=False))
+
+
+def _code_block(text: str, lang: str = "text") -> list[str]:
+    """A fenced block whose fence is longer than any backtick run inside it."""
+    body = terminal_safe(clip(text, _FIELD_CHARS))
+    longest = max((len(run) for run in _BACKTICKS.findall(body)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [f"{fence}{lang}", body, fence]
+
+
+def _baseline(c: Comparison) -> list[str]:
+    out = [
+        "",
+        f"### vs Baseline ({_inline(c.baseline_label)})",
+        "",
+        "| | Baseline | This run | Delta |",
+        "|---|---:|---:|---:|",
+        f"| Accuracy | {pct(c.baseline_accuracy.rate)} | {pct(c.candidate_accuracy.rate)} "
+        f"| {c.delta * 100:+.1f} pts |",
+        "",
+        f"**Status:** {verdict_label(c.verdict)} — {c.shared_cases} shared cases, "
+        f"{len(c.fixed)} fixed, {len(c.broken)} broken (McNemar p = {c.p_value:.3g})",
+    ]
+    if c.suite_hash_differs:
+        out += ["", "> **Warning:** the suites differ; only shared case ids were compared."]
+    if c.broken:
+        ids = ", ".join(_inline(f.case_id) for f in c.broken[:_TABLE_ROWS])
+        out += ["", f"Broken: {ids}" + (" …" if len(c.broken) > _TABLE_ROWS else "")]
+    if c.fixed:
+        ids = ", ".join(_inline(f.case_id) for f in c.fixed[:_TABLE_ROWS])
+        out += ["", f"Fixed: {ids}" + (" …" if len(c.fixed) > _TABLE_ROWS else "")]
+    return out
+
+
+def _breakdown(title: str, rows: Sequence[Breakdown], *, headings: bool) -> list[str]:
+    if not rows:
+        return []
+    out = ["", f"### By {title.lower()}", "", f"| {title} | Accuracy | Passed | 95% CI |"]
+    out.append("|---|---:|---:|---|")
+    for b in rows:
+        name = _inline(label(b.key) if headings else b.key)
+        ci = b.rate.interval
+        out.append(
+            f"| {name} | {pct(b.rate.rate)} | {b.rate.passed}/{b.rate.n} "
+            f"| {pct(ci.low)} - {pct(ci.high)} |"
+        )
+    return out
+
+
+def _failures(title: str, cases: Sequence[CaseView]) -> list[str]:
+    if not cases:
+        return []
+    out = ["", f"### {title} ({len(cases)})", "", "| Case | Status | Reason |", "|---|---|---|"]
+    for case in cases[:_TABLE_ROWS]:
+        out.append(
+            f"| {_inline(case.name)} | `{case.result.status.value}` | {_inline(case.reason)} |"
+        )
+    if len(cases) > _TABLE_ROWS:
+        out += ["", f"… and {len(cases) - _TABLE_ROWS} more (see the HTML or JSON report)."]
+    for case in cases[:_DETAILED]:
+        out += _detail(case)
+    if len(cases) > _DETAILED:
+        out += ["", f"Details of the first {_DETAILED} shown; the HTML report has them all."]
+    return out
+
+
+def _detail(case: CaseView) -> list[str]:
+    r = case.result
+    summary = html.escape(terminal_safe(clip(f"{case.name}: {case.reason}", 200)), quote=False)
+    out = ["", "<details>", f"<summary>{summary}</summary>", ""]
+    out += ["**Prompt**", "", *_code_block(prompt_text(r.prompt)), ""]
+    out += ["**Expected**", "", *_code_block(calls_text(r.expected)), ""]
+    out += ["**Actual**", "", *_code_block(calls_text(r.actual)), ""]
+    if r.details:
+        out += ["**Differences**", ""]
+        out += [f"- {_inline(m.describe())}" for m in r.details[:20]]
+        out.append("")
+    if r.raw_response is not None:
+        out += ["**Raw output**", "", *_code_block(raw_text(r.raw_response)), ""]
+    out.append("</details>")
+    return out

@@ -1,0 +1,108 @@
+"""The Prometheus report: a text-format file for node_exporter's textfile collector.
+
+The metrics are built in a private `CollectorRegistry`, never the process-wide default
+one, so rendering a report cannot clash with (or leak into) an application's own metrics.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.metrics_core import Metric
+
+from toolgrade.metrics import Breakdown
+from toolgrade.report._view import ReportInput
+
+__all__ = ["render_prometheus"]
+
+
+class _Families:
+    """A collector that yields metric families built in advance."""
+
+    def __init__(self, families: Sequence[Metric]) -> None:
+        self._families = tuple(families)
+
+    def collect(self) -> Iterator[Metric]:
+        return iter(self._families)
+
+    def describe(self) -> Iterator[Metric]:
+        return iter(self._families)
+
+
+def render_prometheus(data: ReportInput) -> str:
+    """Render the run's metrics in the Prometheus text exposition format."""
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(_Families(_families(data)))
+    text: bytes = generate_latest(registry)
+    return text.decode("utf-8")
+
+
+def _gauge(name: str, doc: str, value: float | None, base: list[str]) -> GaugeMetricFamily:
+    family = GaugeMetricFamily(name, doc, labels=["suite", "model"])
+    family.add_metric(base, math.nan if value is None else value)
+    return family
+
+
+def _families(data: ReportInput) -> list[Metric]:
+    m = data.metrics
+    run = data.run
+    base = [run.suite_name, run.model]
+    accuracy = m.accuracy.rate if m.accuracy.n else None
+    low = m.accuracy.interval.low if m.accuracy.n else None
+    high = m.accuracy.interval.high if m.accuracy.n else None
+    families: list[Metric] = [
+        _gauge("toolgrade_accuracy", "Correct cases / scored cases (0-1).", accuracy, base),
+        _gauge("toolgrade_accuracy_ci_low", "Lower bound of the accuracy's 95% CI.", low, base),
+        _gauge("toolgrade_accuracy_ci_high", "Upper bound of the accuracy's 95% CI.", high, base),
+        _gauge("toolgrade_mean_score", "Mean rubric score (0-1).", m.mean_score, base),
+        _gauge("toolgrade_f1", "Call-level F1 (0-1).", m.f1, base),
+        _gauge("toolgrade_scored_cases", "Cases that count towards accuracy.", m.scored, base),
+        _gauge("toolgrade_latency_p50_seconds", "Median answer time.", _s(m.latency_p50_ms), base),
+        _gauge(
+            "toolgrade_latency_p95_seconds", "95th pct answer time.", _s(m.latency_p95_ms), base
+        ),
+    ]
+    failures = CounterMetricFamily(
+        "toolgrade_failures", "Scored cases that did not pass.", labels=["suite", "model"]
+    )
+    failures.add_metric(base, m.failed)
+    families.append(failures)
+    statuses = GaugeMetricFamily(
+        "toolgrade_cases", "Cases by status.", labels=["suite", "model", "status"]
+    )
+    for status, count in sorted(m.status_counts.items()):
+        statuses.add_metric([*base, status], count)
+    families.append(statuses)
+    families += _breakdown("category", m.by_category, base)
+    families += _breakdown("tool", m.by_tool, base)
+    when = run.finished_at or run.started_at
+    families.append(
+        _gauge("toolgrade_run_timestamp_seconds", "When the run ended.", when.timestamp(), base)
+    )
+    info = GaugeMetricFamily(
+        "toolgrade_run_info",
+        "The run these metrics come from (value 1).",
+        labels=["suite", "model", "run_id", "suite_version", "suite_hash"],
+    )
+    info.add_metric([*base, run.run_id, run.suite_version, run.suite_hash], 1)
+    families.append(info)
+    return families
+
+
+def _breakdown(kind: str, rows: Sequence[Breakdown], base: list[str]) -> list[Metric]:
+    labels = ["suite", "model", kind]
+    accuracy = GaugeMetricFamily(
+        f"toolgrade_{kind}_accuracy", f"Accuracy per {kind} (0-1).", labels=labels
+    )
+    cases = GaugeMetricFamily(f"toolgrade_{kind}_cases", f"Scored cases per {kind}.", labels=labels)
+    for b in rows:
+        accuracy.add_metric([*base, b.key], b.rate.rate if b.rate.n else math.nan)
+        cases.add_metric([*base, b.key], b.rate.n)
+    return [accuracy, cases]
+
+
+def _s(ms: float | None) -> float | None:
+    return None if ms is None else ms / 1000

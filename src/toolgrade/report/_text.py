@@ -1,0 +1,116 @@
+"""The plain-text report: what `toolgrade run` prints at the end."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from toolgrade.compare import Comparison
+from toolgrade.metrics import Breakdown, RunMetrics
+from toolgrade.report._view import (
+    CaseView,
+    ReportInput,
+    calls_text,
+    clip,
+    label,
+    pct,
+    prompt_text,
+    raw_text,
+    terminal_safe,
+)
+from toolgrade.results import Status
+
+__all__ = ["render_text", "verdict_label"]
+
+_TITLE = "Tool-Call Correctness Report"
+# Long prompts and calls are cut in the terminal; the JSON and HTML reports keep them whole.
+_FIELD_CHARS = 1000
+_OUTPUT_CHARS = 300
+
+
+def render_text(data: ReportInput) -> str:
+    """Render the text report (layout of the project's specification example)."""
+    m = data.metrics
+    run = data.run
+    lines = [_TITLE, "=" * len(_TITLE)]
+    lines.append(f"Model: {terminal_safe(run.model)}")
+    lines.append(f"Suite: {terminal_safe(run.suite_name)} {terminal_safe(run.suite_version)}")
+    lines += [
+        f"Total Cases: {m.total}",
+        f"Passed: {m.passed}",
+        f"Failed: {m.failed}",
+        f"Timeouts: {m.timeouts}",
+        f"Errors: {m.errors}",
+        f"Accuracy: {accuracy_text(m)}",
+    ]
+    lines += _breakdown("By Category", m.by_category, headings=True)
+    lines += _breakdown("By Tool", m.by_tool, headings=False)
+    lines += _failures("Failures", data.failures)
+    lines += _failures("Timeouts and Errors", data.unscored)
+    if data.comparison is not None:
+        lines += _baseline(data.comparison)
+    return "\n".join(lines) + "\n"
+
+
+def accuracy_text(m: RunMetrics) -> str:
+    """`84.0% (95% CI: 71.5% - 91.7%)`, or `n/a (no scored cases)`."""
+    if m.accuracy.n == 0:
+        return "n/a (no scored cases)"
+    ci = m.accuracy.interval
+    level = f"{ci.level * 100:g}%"
+    return f"{pct(m.accuracy.rate)} ({level} CI: {pct(ci.low)} - {pct(ci.high)})"
+
+
+def verdict_label(verdict: str) -> str:
+    """`within acceptable variance` -> `Within acceptable variance`."""
+    return label(verdict)
+
+
+def _breakdown(title: str, rows: Sequence[Breakdown], *, headings: bool) -> list[str]:
+    if not rows:
+        return []
+    names = [terminal_safe(label(b.key) if headings else b.key) + ":" for b in rows]
+    width = max(len(n) for n in names) + 2
+    out = ["", f"{title}:"]
+    for name, b in zip(names, rows, strict=True):
+        out.append(f"  {name:<{width}}{pct(b.rate.rate)} ({b.rate.passed}/{b.rate.n})")
+    return out
+
+
+def _failures(title: str, cases: Sequence[CaseView]) -> list[str]:
+    if not cases:
+        return []
+    out = ["", f"{title}:"]
+    for case in cases:
+        r = case.result
+        out.append(f"  {terminal_safe(case.name)}: {terminal_safe(case.reason)}")
+        out += _field("Prompt", prompt_text(r.prompt), _FIELD_CHARS)
+        out += _field("Expected", calls_text(r.expected), _FIELD_CHARS)
+        out += _field("Actual", calls_text(r.actual), _FIELD_CHARS)
+        if not r.actual and r.raw_response is not None:
+            out += _field("Output", raw_text(r.raw_response), _OUTPUT_CHARS)
+        # The reason already names the first argument difference of a wrong_args case.
+        skip = 1 if r.status is Status.WRONG_ARGS else 0
+        for mismatch in r.details[skip:]:
+            out += _field("Diff", mismatch.describe(), _FIELD_CHARS)
+    return out
+
+
+def _field(name: str, value: str, limit: int) -> list[str]:
+    """`    Name:     value`, continuation lines indented under the value."""
+    head = f"    {name + ':':<10}"
+    body = terminal_safe(clip(value, limit)).split("\n")
+    return [head + body[0]] + [" " * len(head) + line for line in body[1:]]
+
+
+def _baseline(c: Comparison) -> list[str]:
+    out = [
+        "",
+        f"vs Baseline ({terminal_safe(c.baseline_label)}):",
+        f"  Delta: {c.delta * 100:+.1f}% (was {pct(c.baseline_accuracy.rate)})",
+        f"  Status: {verdict_label(c.verdict)}",
+        f"  Cases: {c.shared_cases} shared, {len(c.fixed)} fixed, {len(c.broken)} broken"
+        f" (McNemar p = {c.p_value:.3g})",
+    ]
+    if c.suite_hash_differs:
+        out.append("  Warning: the suites differ; only shared case ids were compared")
+    return out

@@ -1,0 +1,165 @@
+"""Shared presentation helpers: how calls, prompts, rates and case labels read in reports.
+
+Model text is untrusted. These helpers only turn values into plain strings; each format
+escapes them for its own medium (terminal control characters here, HTML and XML in
+their writers).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from toolgrade._json import JsonValue
+from toolgrade.calls import ToolCall
+from toolgrade.compare import Comparison
+from toolgrade.metrics import RunMetrics, compute_metrics
+from toolgrade.report._describe import describe_failure
+from toolgrade.results import CaseResult, RunResult, Status
+
+__all__ = [
+    "NO_CALL",
+    "CaseView",
+    "ReportInput",
+    "build_input",
+    "call_text",
+    "calls_text",
+    "clip",
+    "json_text",
+    "label",
+    "pct",
+    "prompt_text",
+    "raw_text",
+    "terminal_safe",
+]
+
+NO_CALL = "(no tool call)"
+
+# C0/C1 control characters other than tab and newline: a model output holding ANSI
+# escape sequences must not be able to repaint the reader's terminal.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def pct(rate: float) -> str:
+    """A fraction as a percentage with one decimal: 0.84 -> `84.0%`."""
+    return f"{rate * 100:.1f}%"
+
+
+def label(key: str) -> str:
+    """A category name as a heading: `simple` -> `Simple`."""
+    return key[:1].upper() + key[1:]
+
+
+def clip(text: str, limit: int) -> str:
+    """Cut `text` to `limit` characters, marking the cut."""
+    if len(text) <= limit:
+        return text
+    return text[: max(limit - 1, 0)] + "…"
+
+
+def terminal_safe(text: str) -> str:
+    """Replace control characters (ANSI escapes, NUL, ...) by visible hex escapes."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+# One encoder each, made once: json.dumps builds a new encoder per call whenever an
+# option differs from its defaults, which dominated the cost of large reports.
+_COMPACT = json.JSONEncoder(ensure_ascii=False)
+_INDENTED = json.JSONEncoder(ensure_ascii=False, indent=2)
+
+
+def json_text(value: JsonValue, *, indent: bool = False) -> str:
+    """A JSON value as JSON text (indented by 2 if asked), key order and non-ASCII kept."""
+    return (_INDENTED if indent else _COMPACT).encode(value)
+
+
+def call_text(call: ToolCall) -> str:
+    """A call as `name(key=value, ...)`, values in JSON: `search(pattern="main")`."""
+    args = ", ".join(f"{k}={json_text(v)}" for k, v in call.arguments.items())
+    return f"{call.name}({args})"
+
+
+def calls_text(calls: Sequence[ToolCall]) -> str:
+    """Several calls separated by `; `, or `(no tool call)`."""
+    return "; ".join(call_text(c) for c in calls) if calls else NO_CALL
+
+
+def prompt_text(prompt: JsonValue) -> str:
+    """The prompt as plain text: a string as is, chat messages as `role: content` lines."""
+    if isinstance(prompt, str):
+        return prompt
+    if isinstance(prompt, list):
+        lines = []
+        for message in prompt:
+            if isinstance(message, dict) and isinstance(message.get("content"), str):
+                lines.append(f"{message.get('role', '?')}: {message['content']}")
+            else:
+                lines.append(json_text(message))
+        return "\n".join(lines)
+    return "" if prompt is None else json_text(prompt)
+
+
+def raw_text(raw: JsonValue) -> str:
+    """The model's raw output: text as is, a message or response as indented JSON."""
+    if isinstance(raw, str):
+        return raw
+    return "" if raw is None else json_text(raw, indent=True)
+
+
+@dataclass(frozen=True, slots=True)
+class CaseView:
+    """A case result with its display name and failure reason worked out once."""
+
+    result: CaseResult
+    name: str
+    """The case id, with `#k` appended (k from 1) when the run repeats cases."""
+    reason: str
+    """`describe_failure(result)`."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReportInput:
+    """Everything a writer needs, computed once per report."""
+
+    run: RunResult
+    metrics: RunMetrics
+    comparison: Comparison | None
+    cases: tuple[CaseView, ...]
+    """Every result of the run, in run order."""
+
+    @property
+    def failures(self) -> tuple[CaseView, ...]:
+        """Scored cases that did not pass."""
+        return tuple(c for c in self.cases if _failed(c.result))
+
+    @property
+    def unscored(self) -> tuple[CaseView, ...]:
+        """Timeouts and errors: shown, never scored."""
+        return tuple(c for c in self.cases if not c.result.status.scored)
+
+
+def build_input(
+    run: RunResult, *, metrics: RunMetrics | None, comparison: Comparison | None
+) -> ReportInput:
+    """Compute the metrics (unless given) and every case's display name and reason."""
+    repeated = run.repeat > 1 or any(r.repeat for r in run.results)
+    cases = tuple(
+        CaseView(
+            result=r,
+            name=f"{r.case_id} #{r.repeat + 1}" if repeated else r.case_id,
+            reason=describe_failure(r),
+        )
+        for r in run.results
+    )
+    return ReportInput(
+        run=run,
+        metrics=metrics if metrics is not None else compute_metrics(run),
+        comparison=comparison,
+        cases=cases,
+    )
+
+
+def _failed(result: CaseResult) -> bool:
+    return result.status.scored and result.status is not Status.CORRECT

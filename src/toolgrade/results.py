@@ -1,0 +1,156 @@
+"""Results of judging: one case (`CaseResult`) and one run (`RunResult`).
+
+These are what the runner writes (one `CaseResult` per line of `results.jsonl`), what
+the store keeps, and what metrics and reports read.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from toolgrade._json import JsonObject, JsonValue
+from toolgrade.calls import ToolCall
+from toolgrade.match import Mismatch
+
+__all__ = ["CaseResult", "PairResult", "RunResult", "Status"]
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+
+
+class Status(StrEnum):
+    """The verdict on one case."""
+
+    CORRECT = "correct"
+    """Every expected call matched, nothing else was called."""
+    WRONG_ARGS = "wrong_args"
+    """The right tools, some argument wrong."""
+    WRONG_TOOL = "wrong_tool"
+    """A tool other than the expected one was called."""
+    MISSED_CALL = "missed_call"
+    """No call was made when one was expected."""
+    UNEXPECTED_CALL = "unexpected_call"
+    """A call was made when none was expected."""
+    EXTRA_CALLS = "extra_calls"
+    """All expected calls matched, plus more calls."""
+    PARSE_ERROR = "parse_error"
+    """The output held a malformed call and nothing valid matched."""
+    TIMEOUT = "timeout"
+    """The model did not answer in time (not scored)."""
+    ERROR = "error"
+    """The case could not be run (not scored)."""
+
+    @property
+    def scored(self) -> bool:
+        """False for `timeout` and `error`: they are not evidence about the model."""
+        return self not in (Status.TIMEOUT, Status.ERROR)
+
+
+class PairResult(BaseModel):
+    """How one expected call and one actual call were paired and judged."""
+
+    model_config = _FROZEN
+
+    expected_index: int | None
+    """Index into the expected calls; None for an extra actual call."""
+    actual_index: int | None
+    """Index into the actual calls; None for a missed expected call."""
+    verdict: Literal["correct", "wrong_args", "wrong_tool", "missed", "extra"]
+    """The verdict on this pair."""
+    credit: float
+    """The pair's credit under the rubric (0 to 1)."""
+    details: tuple[Mismatch, ...] = ()
+    """The argument differences of this pair (for `wrong_args`)."""
+
+
+class CaseResult(BaseModel):
+    """The verdict on one case, with everything needed to see why."""
+
+    model_config = _FROZEN
+
+    case_id: str
+    """The case's id."""
+    status: Status
+    """The verdict."""
+    score: float
+    """The score under `rubric`, 0 to 1 (0 for unscored statuses)."""
+    rubric: Literal["binary", "partial", "f1"] = "partial"
+    """The rubric the score follows."""
+    expected: tuple[ToolCall, ...] = ()
+    """The expectation the result was judged against (the best alternative)."""
+    actual: tuple[ToolCall, ...] = ()
+    """The calls the model made, as extracted."""
+    pairs: tuple[PairResult, ...] = ()
+    """The pairing of expected and actual calls."""
+    details: tuple[Mismatch, ...] = ()
+    """Every argument difference, with its JSON path and reason."""
+    alternative: int | None = None
+    """Which alternative matched best (None: the primary expectation)."""
+    category: str = ""
+    """The case's category."""
+    difficulty: str = ""
+    """The case's difficulty."""
+    tags: tuple[str, ...] = ()
+    """The case's tags."""
+    prompt: JsonValue = None
+    """The prompt as sent (a string or chat messages)."""
+    extraction_format: str | None = None
+    """The output format the calls were extracted from (`none` when no call was found)."""
+    extraction_errors: tuple[str, ...] = ()
+    """Problems the extractor reported (malformed calls)."""
+    raw_response: JsonValue = None
+    """The model's raw output: text, or the assistant message / whole response."""
+    latency_ms: float | None = None
+    """Time the model took to answer."""
+    error: str | None = None
+    """For `error` and `timeout`: what went wrong."""
+    repeat: int = 0
+    """Repetition index when a case runs several times."""
+
+
+class RunResult(BaseModel):
+    """A whole run: its settings, every case result, and its metrics."""
+
+    model_config = _FROZEN
+
+    schema_version: Literal[2] = 2
+    """Version of this format."""
+    run_id: str
+    """Unique id of the run."""
+    suite_name: str
+    """Suite name."""
+    suite_version: str
+    """Suite content version."""
+    suite_hash: str
+    """The suite's `content_hash`: exactly what ran."""
+    model: str
+    """The model specification, e.g. `ollama/qwen3:8b`."""
+    backend: JsonObject = {}
+    """Backend and request settings (base URL, temperature, mode, ...)."""
+    server: JsonObject = {}
+    """What the server said about itself (fingerprint, model digest)."""
+    toolgrade_version: str
+    """The toolgrade version that ran."""
+    started_at: datetime
+    """When the run began (UTC)."""
+    finished_at: datetime | None = None
+    """When it ended; None while running or when interrupted."""
+    status: Literal["running", "complete", "interrupted"] = "complete"
+    """Whether every selected case has a result."""
+    seed: int | None = None
+    """Seed sent to the server and used for sampling cases."""
+    rubric: Literal["binary", "partial", "f1"] = "partial"
+    """The run's rubric."""
+    profile: str = "default"
+    """The matching profile (`default` or `bfcl`)."""
+    repeat: int = 1
+    """How many times each case ran."""
+    selection: JsonObject = {}
+    """The selection options used."""
+    tags: tuple[str, ...] = ()
+    """Labels given to the run (e.g. `baseline`, `v1.2`)."""
+    results: tuple[CaseResult, ...] = ()
+    """One result per case and repetition."""

@@ -1,0 +1,18 @@
+"""The runner: send a suite's cases to a model, judge the answers, keep every result."""
+
+from toolgrade.runner._api import aresume_run, arun_suite, resume_run, run_suite
+from toolgrade.runner._options import RunOptions
+from toolgrade.runner._progress import Progress, ProgressKind, make_progress
+from toolgrade.runner._rescore import rescore_run
+
+__all__ = [
+    "Progress",
+    "ProgressKind",
+    "RunOptions",
+    "aresume_run",
+    "arun_suite",
+    "make_progress",
+    "rescore_run",
+    "resume_run",
+    "run_suite",
+]

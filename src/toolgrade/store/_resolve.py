@@ -1,0 +1,113 @@
+"""Turning a run reference (id, prefix, tag, file, folder) into a `RunResult`, and exporting."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from toolgrade._json import JsonValue
+from toolgrade.errors import BaselineError, StoreError
+from toolgrade.results import CaseResult, RunResult
+from toolgrade.store._db import db_path, load_stored, lookup_run_id, open_db
+from toolgrade.store._folder import load_run_folder
+from toolgrade.store._paths import runs_dir
+
+__all__ = ["export_run", "load_run_file", "resolve_run"]
+
+_MAX_FILE_BYTES = 512 * 1024 * 1024
+
+
+def resolve_run(ref: str, *, db: Path | None = None) -> RunResult:
+    """Find a run by any reference a person would type.
+
+    Tried in order: an existing JSON file (an export of `toolgrade runs export`, or a
+    JSON report of `toolgrade report --format json`); an existing run folder; a stored
+    run id; a tag (e.g. `v1.2`); a unique prefix of a stored run id; finally a run folder
+    under `<TOOLGRADE_HOME>/runs/` (a run that was never saved to the history).
+
+    Args:
+        ref: the reference.
+        db: the history database (default `<TOOLGRADE_HOME>/toolgrade.db`).
+
+    Returns:
+        The run, with its current tags when it comes from the history.
+
+    Raises:
+        BaselineError: nothing matches, a prefix is ambiguous, or the file is not a run.
+
+    Examples:
+        >>> baseline = resolve_run("v1.2")  # doctest: +SKIP
+        >>> baseline.tags  # doctest: +SKIP
+        ('v1.2',)
+    """
+    path = Path(ref)
+    if path.is_file():
+        return load_run_file(path)
+    if path.is_dir():
+        return _from_folder(ref)
+    database = db if db is not None else db_path()
+    if database.exists():
+        with open_db(database) as conn:
+            run_id = lookup_run_id(conn, ref)
+            if run_id is not None:
+                return load_stored(conn, run_id)
+    if ref and (runs_dir() / ref).is_dir():
+        return _from_folder(ref)
+    raise BaselineError(f"no stored run, tag, run id prefix, run folder or file matches {ref!r}")
+
+
+def _from_folder(ref: str) -> RunResult:
+    try:
+        return load_run_folder(ref)
+    except StoreError as exc:
+        raise BaselineError(f"cannot load run folder: {exc.message}", path=exc.path) from None
+
+
+def load_run_file(path: Path) -> RunResult:
+    """Load a run from an exported run (JSON) or a JSON report.
+
+    Raises:
+        BaselineError: unreadable, not JSON, or neither shape.
+    """
+    try:
+        if path.stat().st_size > _MAX_FILE_BYTES:
+            raise BaselineError("file too large to be a run export", path=str(path))
+        data: JsonValue = json.loads(path.read_text(encoding="utf-8-sig"))
+    except OSError as exc:
+        raise BaselineError(f"cannot read: {exc.strerror or exc}", path=str(path)) from None
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
+        raise BaselineError(f"not a JSON run export: {exc}", path=str(path)) from None
+    try:
+        if isinstance(data, dict) and "report_schema_version" in data:
+            return _from_report(data)
+        return RunResult.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise BaselineError(
+            f"not a run export: {first['msg']}", path=str(path), location=where or None
+        ) from None
+
+
+def _from_report(data: dict[str, JsonValue]) -> RunResult:
+    """Rebuild the run from a JSON report (its `run` header and its `cases`)."""
+    cases = data.get("cases")
+    results = []
+    for item in cases if isinstance(cases, list) else []:
+        if isinstance(item, dict):
+            # The report adds derived fields (e.g. `reason`) to each result.
+            fields = {k: v for k, v in item.items() if k in CaseResult.model_fields}
+            results.append(CaseResult.model_validate(fields))
+    header = RunResult.model_validate(data.get("run"))
+    return header.model_copy(update={"results": tuple(results)})
+
+
+def export_run(ref: str, *, db: Path | None = None) -> str:
+    """The JSON text of a run (header and every result), as `resolve_run` reads it back.
+
+    Raises:
+        BaselineError: the reference does not resolve.
+    """
+    return resolve_run(ref, db=db).model_dump_json(indent=2) + "\n"

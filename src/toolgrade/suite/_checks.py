@@ -1,0 +1,399 @@
+"""Semantic checks of suite files that a JSON Schema cannot express.
+
+They run on the parsed JSON of one file or of every file of a directory together (so
+that a case may call a tool defined in a sibling file), and defensively skip anything
+the structural schema check already rejects, so that every problem is found in one pass.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError, ValidationError
+from jsonschema.protocols import Validator
+from jsonschema.validators import validator_for
+from referencing.exceptions import Unresolvable
+
+from toolgrade._json import JsonObject, JsonValue
+from toolgrade.match import is_matcher, matcher_problems
+from toolgrade.suite._fast import FastValidator, fast_validator
+
+__all__ = ["Problem", "SourceFile", "semantic_problems"]
+
+# Errors of these keywords judge a whole value from its parts: one matcher inside makes
+# their verdict meaningless, so they are skipped when the value holds a matcher.
+_COMPOSITE = frozenset({"anyOf", "oneOf", "allOf", "not", "if", "contains", "uniqueItems"})
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    """One parsed suite file."""
+
+    name: str
+    """How to name the file in messages."""
+    data: JsonObject
+    """Its parsed JSON."""
+    text: str = ""
+    """Its text (to find the line of a problem); empty when unknown."""
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One problem of a suite file."""
+
+    file: str
+    """The file's name."""
+    path: str
+    """The JSON path of the value at fault, e.g. `$.cases[2].expected`."""
+    message: str
+    """What is wrong."""
+    case_id: str | None = None
+    """The id of the case it is in, when it is in one."""
+
+    def render(self, line: int | None = None) -> str:
+        """`file:LINE: $.json.path (case ID): message` (no `:LINE` when unknown)."""
+        where = f"{self.file}:{line}: {self.path}" if line else f"{self.file}: {self.path}"
+        if self.case_id:
+            where += f" (case {self.case_id})"
+        return f"{where}: {self.message}"
+
+
+@dataclass(slots=True)
+class _ToolDef:
+    file: str
+    path: str
+    canonical: str
+    parameters: JsonObject
+    parameters_key: str
+    """The parameters as canonical JSON: the cache key of their validators."""
+
+
+@dataclass(slots=True)
+class _Checker:
+    files: Sequence[SourceFile]
+    problems: list[Problem] = field(default_factory=list)
+    tools: dict[str, _ToolDef] = field(default_factory=dict)
+    case_ids: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+    def add(self, file: str, path: str, message: str, *, case_id: str | None = None) -> None:
+        self.problems.append(Problem(file, path, message, case_id))
+
+
+def _items(data: JsonObject, key: str) -> Iterator[tuple[int, JsonObject]]:
+    values = data.get(key)
+    if isinstance(values, list):
+        for i, value in enumerate(values):
+            if isinstance(value, dict):
+                yield i, value
+
+
+def _flat_tool(raw: JsonObject) -> tuple[str, JsonObject, JsonObject, str] | None:
+    """A tool's name, canonical flat form, parameters and JSON path suffix of those."""
+    function = raw.get("function")
+    flat, prefix = (function, ".function") if isinstance(function, dict) else (raw, "")
+    name = flat.get("name")
+    if not isinstance(name, str):
+        return None
+    params = flat.get("parameters")
+    if not isinstance(params, dict):
+        params = {"type": "object", "properties": {}}
+    canonical: JsonObject = {
+        "name": name,
+        "description": flat.get("description", ""),
+        "parameters": params,
+    }
+    return name, canonical, params, f"{prefix}.parameters"
+
+
+def _tool_def(
+    chk: _Checker, where: tuple[str, str, str | None], raw: JsonObject
+) -> tuple[str, _ToolDef] | None:
+    """A tool definition's name and checked definition (its schema problems reported)."""
+    file, path, case_id = where
+    found = _flat_tool(raw)
+    if found is None:
+        return None
+    name, flat, params, params_at = found
+    key = json.dumps(params, sort_keys=True)
+    error = _schema_error(key)
+    if error is not None:
+        message = f"tool '{name}': not a valid JSON Schema: {error[1]}"
+        chk.add(file, path + params_at + error[0], message, case_id=case_id)
+    canonical = json.dumps(flat, sort_keys=True)
+    return name, _ToolDef(file, path, canonical, params, key)
+
+
+@lru_cache(maxsize=1024)
+def _schema_error(parameters_json: str) -> tuple[str, str] | None:
+    """Where (a JSON path suffix) and why parameters are not a valid JSON Schema.
+
+    Cached: checking costs milliseconds, and case after case may define the same tool.
+    """
+    schema = json.loads(parameters_json)
+    try:
+        validator_for(schema, default=Draft202012Validator).check_schema(schema)
+    except SchemaError as exc:
+        return exc.json_path[1:], exc.message
+    return None
+
+
+def _check_tools(chk: _Checker, src: SourceFile) -> None:
+    for i, raw in _items(src.data, "tools"):
+        path = f"$.tools[{i}]"
+        found = _tool_def(chk, (src.name, path, None), raw)
+        if found is None:
+            continue
+        name, definition = found
+        first = chk.tools.get(name)
+        if first is None:
+            chk.tools[name] = definition
+        elif first.file == src.name:
+            chk.add(src.name, path, f"duplicate tool '{name}' (first defined at {first.path})")
+        elif first.canonical != definition.canonical:
+            chk.add(
+                src.name,
+                path,
+                f"tool '{name}' conflicts with its definition in {first.file} at {first.path}",
+            )
+
+
+def _case_tools(
+    chk: _Checker, src: SourceFile, case: JsonObject, *, path: str, case_id: str | None
+) -> dict[str, _ToolDef]:
+    """A case's own tool definitions by name (checked like the suite's tools)."""
+    own: dict[str, _ToolDef] = {}
+    for i, raw in _items(case, "tool_definitions"):
+        at = f"{path}.tool_definitions[{i}]"
+        found = _tool_def(chk, (src.name, at, case_id), raw)
+        if found is None:
+            continue
+        name, definition = found
+        first = own.setdefault(name, definition)
+        if first is not definition:
+            message = f"duplicate tool '{name}' (first defined at {first.path})"
+            chk.add(src.name, at, message, case_id=case_id)
+    return own
+
+
+@lru_cache(maxsize=256)
+def _arguments_validator(parameters_json: str) -> Validator | None:
+    if _schema_error(parameters_json) is not None:
+        return None  # reported once with the tool
+    schema = json.loads(parameters_json)
+    return validator_for(schema, default=Draft202012Validator)(schema)
+
+
+@lru_cache(maxsize=256)
+def _fast_arguments_validator(parameters_json: str) -> FastValidator | None:
+    if _arguments_validator(parameters_json) is None:
+        return None
+    return fast_validator(json.loads(parameters_json))
+
+
+def _holds_matcher(value: object) -> bool:
+    if is_matcher(value):
+        return True
+    if isinstance(value, dict):
+        return any(_holds_matcher(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_holds_matcher(v) for v in value)
+    return False
+
+
+def _through_matcher(root: JsonValue, error: ValidationError) -> bool:
+    """True when the error is about a matcher, or a value a matcher stands in for."""
+    node: JsonValue = root
+    for step in error.absolute_path:
+        if is_matcher(node):
+            return True
+        if isinstance(node, dict) and isinstance(step, str) and step in node:
+            node = node[step]
+            continue
+        if isinstance(node, list) and isinstance(step, int) and step < len(node):
+            node = node[step]
+            continue
+        break
+    if is_matcher(node):
+        return True
+    return error.validator in _COMPOSITE and _holds_matcher(error.instance)
+
+
+def _argument_path(base: str, error: ValidationError) -> str:
+    path = base
+    for step in error.absolute_path:
+        path += f"[{step}]" if isinstance(step, int) else f".{step}"
+    return path
+
+
+def _check_arguments(
+    chk: _Checker,
+    where: tuple[str, str, str | None],
+    tool: str,
+    *,
+    definition: _ToolDef,
+    arguments: JsonObject,
+) -> None:
+    file, path, case_id = where
+    for problem in matcher_problems(arguments, path):
+        at, sep, message = problem.partition(": ")
+        chk.add(file, at if sep else path, message if sep else problem, case_id=case_id)
+    required = definition.parameters.get("required")
+    for key, value in arguments.items():
+        if value == {"$absent": True} and isinstance(required, list) and key in required:
+            chk.add(
+                file,
+                f"{path}.{key}",
+                f"'{key}' is required by tool '{tool}' and cannot be expected absent",
+                case_id=case_id,
+            )
+    key = definition.parameters_key
+    fast = _fast_arguments_validator(key)
+    if fast is not None and fast.is_valid(arguments):
+        return
+    validator = _arguments_validator(key)
+    if validator is None:
+        return
+    try:
+        errors = list(validator.iter_errors(arguments))
+    except Unresolvable as exc:
+        message = f"cannot check the arguments of '{tool}': unresolvable reference {exc.ref!r}"
+        chk.add(file, path, message + " (remote references are never fetched)", case_id=case_id)
+        return
+    for error in errors:
+        if not _through_matcher(arguments, error):
+            chk.add(
+                file,
+                _argument_path(path, error),
+                f"violates the parameters of '{tool}': {error.message}",
+                case_id=case_id,
+            )
+
+
+def _calls(value: JsonValue) -> list[tuple[str, JsonValue]]:
+    """The calls of an `expected` value (one call, a list, or null), with their suffixes."""
+    if isinstance(value, dict):
+        return [("", value)]
+    if isinstance(value, list):
+        return [(f"[{i}]", v) for i, v in enumerate(value)]
+    return []
+
+
+@dataclass(frozen=True, slots=True)
+class _Offer:
+    """What a case offers: the suite tools it names (None: all) and its own tools."""
+
+    names: list[str] | None
+    own: dict[str, _ToolDef]
+
+
+def _check_call(
+    chk: _Checker, where: tuple[str, str, str | None], call: JsonValue, *, offer: _Offer
+) -> None:
+    file, path, case_id = where
+    if not isinstance(call, dict):
+        return
+    name = call.get("tool", call.get("name"))
+    if not isinstance(name, str):
+        return
+    # The case's own definition is the one the model sees, so it is the one to check.
+    definition = offer.own.get(name) or chk.tools.get(name)
+    if definition is None:
+        chk.add(file, path, f"expected call to undefined tool '{name}'", case_id=case_id)
+        return
+    if offer.names is not None and name not in offer.names and name not in offer.own:
+        offered = [*offer.names, *(n for n in offer.own if n not in offer.names)]
+        chk.add(
+            file,
+            path,
+            f"expected call to '{name}', which the case does not offer "
+            f"(tools: {', '.join(offered) or 'none'})",
+            case_id=case_id,
+        )
+    arguments = call.get("arguments", call.get("args", {}))
+    if isinstance(arguments, dict):
+        key = "args" if "args" in call and "arguments" not in call else "arguments"
+        where = (file, f"{path}.{key}", case_id)
+        _check_arguments(chk, where, name, definition=definition, arguments=arguments)
+
+
+def _check_case(chk: _Checker, src: SourceFile, case: JsonObject, *, index: int) -> None:
+    path = f"$.cases[{index}]"
+    raw_id = case.get("id")
+    case_id = raw_id if isinstance(raw_id, str) else None
+    if case_id is not None:
+        first = chk.case_ids.get(case_id)
+        if first is None:
+            chk.case_ids[case_id] = (src.name, path)
+        else:
+            first_at = first[1] if first[0] == src.name else f"{first[1]} of {first[0]}"
+            message = f"duplicate case id '{case_id}' (first at {first_at})"
+            chk.add(src.name, f"{path}.id", message, case_id=case_id)
+    categories = src.data.get("categories")
+    category = case.get("category", "simple")
+    if isinstance(categories, list) and isinstance(category, str) and category not in categories:
+        chk.add(
+            src.name,
+            f"{path}.category",
+            f"unknown category '{category}' (the suite "
+            f"declares: {', '.join(str(c) for c in categories)})",
+            case_id=case_id,
+        )
+    own = _case_tools(chk, src, case, path=path, case_id=case_id)
+    offer = _Offer(_offered(chk, src, case, own=own, path=path, case_id=case_id), own)
+    for suffix, call in _calls(case.get("expected")):
+        where = (src.name, f"{path}.expected{suffix}", case_id)
+        _check_call(chk, where, call, offer=offer)
+    alternatives = case.get("alternatives")
+    if isinstance(alternatives, list):
+        for i, alternative in enumerate(alternatives):
+            for suffix, call in _calls(alternative):
+                where = (src.name, f"{path}.alternatives[{i}]{suffix}", case_id)
+                _check_call(chk, where, call, offer=offer)
+
+
+def _offered(
+    chk: _Checker,
+    src: SourceFile,
+    case: JsonObject,
+    *,
+    own: dict[str, _ToolDef],
+    path: str,
+    case_id: str | None,
+) -> list[str] | None:
+    tools = case.get("tools")
+    if not isinstance(tools, list):
+        return None
+    names = [t for t in tools if isinstance(t, str)]
+    for i, name in enumerate(names):
+        if name not in chk.tools and name not in own:
+            message = f"offers undefined tool '{name}'"
+            chk.add(src.name, f"{path}.tools[{i}]", message, case_id=case_id)
+    return names
+
+
+def semantic_problems(files: Sequence[SourceFile]) -> list[Problem]:
+    """Every semantic problem of one suite file, or of a directory's files taken together.
+
+    Checks: duplicate and conflicting tools (a case's own `tool_definitions` included),
+    tool parameters that are not valid JSON Schemas, duplicate case ids, categories the
+    suite does not declare, offered or expected tools neither the suite nor the case
+    defines, expected arguments that violate the parameter schema of the tool the case
+    offers (matcher values aside) and malformed matchers.
+
+    Args:
+        files: the parsed files, in load order.
+
+    Returns:
+        The problems, in file order; empty when valid.
+    """
+    chk = _Checker(files)
+    for src in files:
+        _check_tools(chk, src)
+    for src in files:
+        for index, case in _items(src.data, "cases"):
+            _check_case(chk, src, case, index=index)
+    return chk.problems

@@ -1,6 +1,0 @@
-"""`python -m toolscore`."""
-
-from toolscore.cli import main
-
-if __name__ == "__main__":
-    main()

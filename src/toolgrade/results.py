@@ -105,6 +105,11 @@ class CaseResult(BaseModel):
     """The model's raw output: text, or the assistant message / whole response."""
     latency_ms: float | None = None
     """Time the model took to answer."""
+    ttft_ms: float | None = None
+    """Time to the first streamed token (None when the answer was not streamed)."""
+    finish_reason: str | None = None
+    """Why the server stopped: OpenAI's `finish_reason` or Ollama's `done_reason`
+    (`stop`, `tool_calls`, `length`: cut off by the token limit); None when not told."""
     error: str | None = None
     """For `error` and `timeout`: what went wrong."""
     repeat: int = 0

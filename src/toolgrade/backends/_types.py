@@ -93,6 +93,10 @@ class ChatReply:
     """What the response says about the server (`system_fingerprint`, `model`)."""
     error: str | None = None
     """A recorded failure (replay): the case is reported as `error` with this message."""
+    ttft_ms: float | None = None
+    """Time to the first streamed token; None when the reply was not streamed."""
+    finish_reason: str | None = None
+    """Why the server stopped (`stop`, `tool_calls`, `length`, ...); None when not told."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -109,6 +109,8 @@ class ServerInfo:
     """Models the server lists; None when it does not say."""
     identity: JsonObject = field(default_factory=dict)
     """Recorded with the run: server version, model digest, file hash, ..."""
+    parallel: int | None = None
+    """Requests the server answers at once (its slots), when it says; 1 = one at a time."""
 
 
 def extractable(raw: JsonValue) -> str | JsonObject:

@@ -141,6 +141,7 @@ def test_list_formats_covers_json_families() -> None:
         "jamba",
         "xlam",
         "functionary_v3",
+        "functionary_v31",
         "internlm2",
         "command_r7b",
         "fenced_json",

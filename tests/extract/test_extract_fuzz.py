@@ -114,6 +114,16 @@ def test_fuzz_hostile_near_limit_inputs_finish_quickly() -> None:
         "```json\n{" * (size // 9),
         "<think>" * (size // 7),
         '"' * size,
+        "<function=f>{" * (size // 13),
+        '<function=f>{"a": "' * (size // 19),
+        '<tool_call>{"a": "</tool_call>' * (size // 30),
+        '<tool_call>{"a": "' + "x" * (size - 30),
+        '```json\n{"a": "```' * (size // 17),
+        '```json\n{"a": "' + "```x" * (size // 4 - 10),
+        '{"a": ' + '"x", "b": ' * (size // 11) + "1}",
+        '{"type": "function"' * (size // 19),
+        "[f(a=1), " + 'g(b="x"), ' * (size // 10 - 1),
+        '<longcat_tool_call>{"a": "' * (size // 26),
     ]
     for text in hostile:
         found, seconds = _timed(text)

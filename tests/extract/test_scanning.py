@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from toolgrade.extract._json_formats import tagged_blocks
+from toolgrade.extract._json_formats import json_tagged_blocks, tagged_blocks
 from toolgrade.extract._json_generic import fenced_blocks, generic_calls
-from toolgrade.extract._json_scan import TooDeepError, call_from_object, decode_sequence, loads_fast
+from toolgrade.extract._json_scan import (
+    TooDeepError,
+    call_from_object,
+    decode_sequence,
+    json_until,
+    loads_fast,
+)
 from toolgrade.extract._reasoning import strip_reasoning
 from toolgrade.extract._types import ExtractContext
 
@@ -94,3 +100,44 @@ def test_generic_calls_requires_every_list_item_to_be_a_call() -> None:
     assert generic_calls([], ctx) is None
     read = generic_calls({"tool_calls": [{"name": "f", "parameters": {}}]}, ctx)
     assert read is not None and read[1] is True
+
+
+def test_json_tagged_blocks_closing_tag_in_string_is_text() -> None:
+    text = '<t>{"a": "</t>"}</t> x <t>{"b": 1}\n[2]</t><t>plain</t>'
+    assert json_tagged_blocks(text, "<t>", "</t>") == [
+        ('{"a": "</t>"}', True, [{"a": "</t>"}]),
+        ('{"b": 1}\n[2]', True, [{"b": 1}, [2]]),
+        ("plain", True, None),
+    ]
+
+
+def test_json_tagged_blocks_broken_body_is_cut_at_first_closing_tag() -> None:
+    assert json_tagged_blocks('<t>{"a": 1}}</t>', "<t>", "</t>") == [('{"a": 1}}', True, None)]
+    assert json_tagged_blocks('<t>{"a": 1}', "<t>", "</t>") == [('{"a": 1}', False, None)]
+
+
+def test_json_tagged_blocks_skips_lead_before_json() -> None:
+    text = '<a><p>{"x": "</a>"}</a>'
+    assert json_tagged_blocks(text, "<a>", "</a>", lead="<p>") == [
+        ('<p>{"x": "</a>"}', True, [{"x": "</a>"}])
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"a": "```"}\n```', ([{"a": "```"}], 13)),
+        ('{"a": 1} {"b": 2}```', ([{"a": 1}, {"b": 2}], 17)),
+        ('{"a": 1} x```', None),
+        ('{"a": 1}', None),
+        ('{"a": ```', None),
+    ],
+)
+def test_json_until_reads_values_up_to_closing_tag(
+    text: str, expected: tuple[list[object], int] | None
+) -> None:
+    assert json_until(text, 0, "```", max_values=4) == expected
+
+
+def test_json_until_stops_after_max_values() -> None:
+    assert json_until("1 2 3 ```", 0, "```", max_values=2) is None

@@ -1,16 +1,20 @@
 """Marker formats whose calls are JSON: Hermes/Qwen, Mistral, Llama 3.x, Granite, and more.
 
 Each parser returns None when its marker is present but used in a way that is not this
-format (prose mentioning `<tool_call>`, a Python `>>>` prompt, a code-interpreter
-action), so auto-detection can move on. A recognisable call whose JSON is broken or
-truncated becomes a `parse_error`, and the well-formed calls around it are kept.
+format (prose mentioning `<tool_call>`, a code-interpreter action), so auto-detection
+can move on. A recognisable call whose JSON is broken or truncated becomes a
+`parse_error`, and the well-formed calls around it are kept. Tag bodies are read as JSON
+first, so a closing tag written inside a JSON string is text (`json_tagged_blocks`).
+The Functionary formats are in `_json_functionary` and listed here.
 """
 
 from __future__ import annotations
 
 import re
 
+from toolgrade._json import JsonValue
 from toolgrade.extract._common import parse_error
+from toolgrade.extract._json_functionary import FORMATS as _FUNCTIONARY_FORMATS
 from toolgrade.extract._json_scan import (
     Found,
     as_extraction,
@@ -19,13 +23,19 @@ from toolgrade.extract._json_scan import (
     decode_at,
     decode_sequence,
     error_for,
+    json_until,
+    skip_space,
 )
 from toolgrade.extract._types import ExtractContext, Extraction, TextFormat
 
-__all__ = ["FORMATS", "tagged_blocks"]
+__all__ = ["FORMATS", "json_tagged_blocks", "tagged_blocks"]
 
 _MAX_BLOCKS = 256
 """Calls of one output considered at most; more is hostile, not a model's answer."""
+_MAX_VALUES = 64
+"""JSON values read from one tag body at most."""
+_MAX_FAILED_DECODES = 16
+"""Bodies that fail to read as JSON before the rest are read as plain text only."""
 
 
 def tagged_blocks(text: str, open_tag: str, close_tag: str) -> list[tuple[str, bool]]:
@@ -51,12 +61,62 @@ def tagged_blocks(text: str, open_tag: str, close_tag: str) -> list[tuple[str, b
     return blocks
 
 
-def _json_body(body: str, closed: bool, where: str, found: Found) -> None:
-    """Read a tag body holding a call object or a list of calls.
+Block = tuple[str, bool, list[JsonValue] | None]
+"""A tag body, whether it was closed, and its JSON values when it was read as JSON."""
+
+
+def json_tagged_blocks(text: str, open_tag: str, close_tag: str, *, lead: str = "") -> list[Block]:
+    """Like `tagged_blocks`, but a body of JSON values is read as JSON first.
+
+    A body that starts (after whitespace and `lead`) with `{` or `[` is decoded, value by
+    value, and ends at the closing tag that follows the last value: a closing tag inside
+    a JSON string is text. Several values in one body (small Qwen models put two call
+    objects in one `<tool_call>`) are all returned. A body that does not read that way
+    (broken JSON, other text after a value, no closing tag) is cut at the first closing
+    tag as by `tagged_blocks`, with values None, so its problem is reported as before.
+    After `_MAX_FAILED_DECODES` such bodies, the rest are cut without decoding: a decode
+    may run far past the closing tag before failing, and that must not repeat.
+    """
+    blocks: list[Block] = []
+    pos = text.find(open_tag)
+    close = -2
+    failures = 0
+    while pos != -1 and len(blocks) < _MAX_BLOCKS:
+        start = pos + len(open_tag)
+        first = skip_space(text, start)
+        if lead and text.startswith(lead, first):
+            first = skip_space(text, first + len(lead))
+        if failures < _MAX_FAILED_DECODES and text.startswith(("{", "["), first):
+            read = json_until(text, first, close_tag, max_values=_MAX_VALUES)
+            if read is not None:
+                blocks.append((text[start : read[1]], True, read[0]))
+                pos = text.find(open_tag, read[1] + len(close_tag))
+                continue
+            failures += 1
+        if close != -1 and close < start:
+            close = text.find(close_tag, start)
+        nxt = text.find(open_tag, start)
+        if close != -1 and (nxt == -1 or close < nxt):
+            blocks.append((text[start:close], True, None))
+            nxt = text.find(open_tag, close + len(close_tag))
+        else:
+            blocks.append((text[start : nxt if nxt != -1 else len(text)], False, None))
+        pos = nxt
+    return blocks
+
+
+def _json_body(
+    body: str, closed: bool, where: str, found: Found, values: list[JsonValue] | None = None
+) -> None:
+    """Read a tag body holding a call object or a list of calls (`values` when decoded).
 
     An unclosed body is accepted when it is exactly one JSON value: a stop sequence on the
     closing tag removes it from otherwise complete output.
     """
+    if values is not None:
+        for value in values:
+            found.add(*calls_from_payload(value, where))
+        return
     stripped = body.strip()
     try:
         value, end = decode_at(stripped, 0)
@@ -76,13 +136,13 @@ def _tagged_json(
 ) -> Extraction | None:
     """Calls in `<open>{json}</close>` blocks; bodies starting with `foreign` are not ours."""
     found = Found.empty()
-    for index, (body, closed) in enumerate(tagged_blocks(text, *tags), start=1):
+    for index, (body, closed, values) in enumerate(json_tagged_blocks(text, *tags), start=1):
         stripped = body.lstrip()
         if foreign and stripped.startswith(foreign):
             continue
         if not stripped or (not closed and "{" not in stripped and "[" not in stripped):
             continue  # the tags mentioned in prose, not a call
-        _json_body(body, closed, f"{name}: {tags[0]} #{index}", found)
+        _json_body(body, closed, f"{name}: {tags[0]} #{index}", found, values)
     return as_extraction(found, name)
 
 
@@ -101,13 +161,13 @@ def _command_r7b(text: str, ctx: ExtractContext) -> Extraction | None:
 
 def _internlm2(text: str, ctx: ExtractContext) -> Extraction | None:
     found = Found.empty()
-    blocks = tagged_blocks(text, "<|action_start|>", "<|action_end|>")
-    for index, (body, closed) in enumerate(blocks, start=1):
+    blocks = json_tagged_blocks(text, "<|action_start|>", "<|action_end|>", lead="<|plugin|>")
+    for index, (body, closed, values) in enumerate(blocks, start=1):
         # `<|interpreter|>` actions are code for the interpreter, not tool calls.
         head, sep, rest = body.partition("<|plugin|>")
         if not sep or head.strip():
             continue
-        _json_body(rest, closed, f"internlm2: action #{index}", found)
+        _json_body(rest, closed, f"internlm2: action #{index}", found, values)
     return as_extraction(found, "internlm2")
 
 
@@ -221,39 +281,6 @@ def _mistral(text: str, ctx: ExtractContext) -> Extraction | None:
     return as_extraction(found, "mistral")
 
 
-_FUNCTIONARY_HEAD = re.compile(r"([A-Za-z_][A-Za-z0-9_.\-]{0,255})[ \t]*\r?\n")
-_OBJECT_START = re.compile(r"\s*\{")
-
-
-def _functionary_v3(text: str, ctx: ExtractContext) -> Extraction | None:
-    found = Found.empty()
-    # v3.2's generation prompt ends with `>>>`, so the first recipient has no marker.
-    starts = [0] if _FUNCTIONARY_HEAD.match(text) else []
-    pos = text.find(">>>")
-    while pos != -1 and len(starts) < _MAX_BLOCKS:
-        starts.append(pos + 3)
-        pos = text.find(">>>", pos + 3)
-    for start in starts:
-        head = _FUNCTIONARY_HEAD.match(text, start)
-        if head is None or head.group(1) == "all":
-            continue  # `>>>all` introduces text; `>>> x` is a Python prompt
-        body_start = head.end()
-        if _OBJECT_START.match(text, body_start) is None:
-            continue
-        where = f"functionary_v3: >>>{head.group(1)}"
-        try:
-            arguments, _ = decode_at(text, body_start)
-        except ValueError as exc:
-            found.errors.append(error_for(exc, where))
-            continue
-        result = call_from_object({"name": head.group(1), "arguments": arguments})
-        if result.call is None:
-            found.errors.append(parse_error(f"{where}: {result.problem}"))
-        else:
-            found.calls.append(result.call)
-    return as_extraction(found, "functionary_v3")
-
-
 FORMATS: list[TextFormat] = [
     TextFormat(
         "hermes",
@@ -297,11 +324,5 @@ FORMATS: list[TextFormat] = [
         _command_r7b,
         'Command R7B: <|START_ACTION|>[{"tool_name": ..., "parameters": ...}]<|END_ACTION|>',
     ),
-    TextFormat(
-        "functionary_v3",
-        "marker",
-        (">>>",),
-        _functionary_v3,
-        "Functionary v3: >>>NAME\\n{...}",
-    ),
+    *_FUNCTIONARY_FORMATS,
 ]

@@ -1,11 +1,20 @@
 """Marker-less JSON calls: xLAM lists, ```json fenced blocks, bare JSON objects in text.
 
-Without a marker, JSON is only a call when it looks like one: an object with a string
-`name` and an `arguments` or `parameters` object (or, when the tools are known, any
-object whose `name` is one of them). An object whose `name` is not an offered tool, a
-tool *definition* (`parameters` holding a JSON Schema), and JSON that is not a call at
+Without a marker, JSON is only a call when it looks like one: a call object, that is an
+object with a string `name` and an `arguments` or `parameters` key (also LangChain's
+`tool`/`tool_input`, Llama 3.2's `{"type": "function", ...}` and OpenAI's `function`
+shape), or a list of them. Where it sits decides the rest (docs/extraction.md, "Call or
+prose"):
+
+- the whole reply, or the whole body of a fenced block: a call whatever its name (a
+  model that answers with nothing but a call object made a call, even to a tool it
+  invented);
+- JSON quoted inside prose: a call only when its name is an offered tool (when the
+  tools are known; then `{"name": TOOL}` alone is a call too).
+
+A tool *definition* (`parameters` holding a JSON Schema) and JSON that is not a call at
 all are prose, never errors. Broken JSON is a `parse_error` only when it evidently
-meant a call (a `name` and an `arguments`/`parameters` key, and a known tool name).
+meant a call (a `name` and an `arguments`/`parameters` key, and in prose a known name).
 """
 
 from __future__ import annotations
@@ -15,13 +24,16 @@ import re
 from toolgrade._json import JsonValue
 from toolgrade.calls import ToolCall
 from toolgrade.extract._json_scan import (
+    SINGLE_INPUT,
     Found,
     as_extraction,
     call_from_object,
     decode_at,
     error_for,
+    json_until,
     loads_fast,
     looks_like_call_text,
+    skip_space,
 )
 from toolgrade.extract._types import ExtractContext, Extraction, TextFormat
 
@@ -38,7 +50,8 @@ _WRAPPER_KEYS = ("tool_calls", "function_call", "tool_call", "calls")
 # Starts with a literal `{` so the regex engine skips ahead fast; a list's `[` is found by
 # looking back (see `_candidate_start`).
 _CANDIDATE = re.compile(
-    r'\{\s*"(?:name|arguments|parameters|function|tool_calls|function_call|tool_call)"\s*:'
+    r'\{\s*(?:"(?:name|arguments|parameters|function|tool_calls|function_call|tool_call|tool)"'
+    r'\s*:|"type"\s*:\s*"function")'
 )
 
 
@@ -81,28 +94,55 @@ def _is_definition(obj: dict[str, JsonValue]) -> bool:
     )
 
 
-def _generic_call(value: JsonValue, ctx: ExtractContext) -> tuple[ToolCall, bool] | None:
+def _single_input(call: ToolCall, ctx: ExtractContext) -> ToolCall:
+    """A LangChain text `tool_input` given to the tool's only parameter, when it has one."""
+    props = ctx.schemas.get(call.name, {}).get("properties")
+    if not isinstance(props, dict) or len(props) != 1:
+        return call
+    (param,) = props
+    return ToolCall.model_construct(name=call.name, arguments={param: call.arguments[SINGLE_INPUT]})
+
+
+def _generic_call(
+    value: JsonValue, ctx: ExtractContext, *, whole: bool
+) -> tuple[ToolCall, bool] | None:
     """A call (and whether it used `parameters`) when `value` looks like one; else None."""
     if not isinstance(value, dict):
         return None
     function = value.get("function")
     obj = function if isinstance(function, dict) else value
-    name = obj.get("name")
+    langchain = "tool_input" in obj and "name" not in obj
+    name = obj.get("tool" if langchain else "name")
     if not isinstance(name, str) or _is_definition(obj):
         return None
-    has_arguments = "arguments" in obj or "parameters" in obj
-    if ctx.tools is not None and name.strip() not in ctx.tools:
-        return None
-    if ctx.tools is None and not has_arguments:
-        return None
+    offered = ctx.tools is not None and name.strip() in ctx.tools
+    if not offered:
+        # Without a known name it must be call-shaped; quoted in prose, it must name an
+        # offered tool when the tools are known.
+        if ctx.tools is not None and not whole:
+            return None
+        if not (langchain or "arguments" in obj or "parameters" in obj):
+            return None
     result = call_from_object(value)
     if result.call is None:
         return None
-    return result.call, "parameters" in obj and "arguments" not in obj
+    call = result.call
+    if langchain and isinstance(obj["tool_input"], str) and SINGLE_INPUT in call.arguments:
+        call = _single_input(call, ctx)
+    return call, "parameters" in obj and "arguments" not in obj
 
 
-def generic_calls(value: JsonValue, ctx: ExtractContext) -> tuple[list[ToolCall], bool] | None:
+def generic_calls(
+    value: JsonValue, ctx: ExtractContext, *, whole: bool = False
+) -> tuple[list[ToolCall], bool] | None:
     """Calls in a decoded value: one call object, a list of them, or `{"tool_calls": [...]}`.
+
+    Args:
+        value: decoded JSON.
+        ctx: the offered tools.
+        whole: the value is the whole reply or a whole fenced block, where a call object
+            is a call whatever its name; otherwise (JSON quoted in prose) its name must
+            be an offered tool when the tools are known.
 
     Returns:
         The calls and whether all of them used the `parameters` key (Llama's shape), or
@@ -112,11 +152,11 @@ def generic_calls(value: JsonValue, ctx: ExtractContext) -> tuple[list[ToolCall]
         for key in _WRAPPER_KEYS:
             inner = value.get(key)
             if inner is not None and len(value) == 1:
-                return generic_calls(inner, ctx)
+                return generic_calls(inner, ctx, whole=whole)
     items = value if isinstance(value, list) else [value]
     if not items:
         return None
-    read = [_generic_call(item, ctx) for item in items]
+    read = [_generic_call(item, ctx, whole=whole) for item in items]
     if any(r is None for r in read):
         return None
     pairs = [r for r in read if r is not None]
@@ -124,8 +164,9 @@ def generic_calls(value: JsonValue, ctx: ExtractContext) -> tuple[list[ToolCall]
 
 
 def _broken(text: str, ctx: ExtractContext, where: str, exc: ValueError) -> Found:
+    """An error for a whole reply or fenced block of broken JSON that meant a call."""
     found = Found.empty()
-    if looks_like_call_text(text[:_BROKEN_WINDOW], ctx):
+    if looks_like_call_text(text[:_BROKEN_WINDOW], ctx, any_name=True):
         found.errors.append(error_for(exc, where))
     return found
 
@@ -141,29 +182,87 @@ def _xlam(text: str, ctx: ExtractContext) -> Extraction | None:
         value = loads_fast(body)
     except ValueError as exc:
         return as_extraction(_broken(body, ctx, "xlam: JSON list", exc), "xlam")
-    read = generic_calls(value, ctx) if isinstance(value, list) else None
+    read = generic_calls(value, ctx, whole=True) if isinstance(value, list) else None
     if read is None:
         return None
     return Extraction(calls=tuple(read[0]), format="xlam")
 
 
-def _fenced_json(text: str, ctx: ExtractContext) -> Extraction | None:
-    found = Found.empty()
-    for index, (lang, body, _closed) in enumerate(fenced_blocks(text), start=1):
-        stripped = body.strip()
-        if lang not in _FENCE_LANGS or not stripped.startswith(("{", "[")):
-            continue
-        where = f"fenced_json: block #{index}"
+class _FenceReader:
+    """Reads the JSON fenced blocks of one output into a `Found`."""
+
+    __slots__ = ("ctx", "found", "retries", "text")
+
+    def __init__(self, text: str, ctx: ExtractContext) -> None:
+        self.text = text
+        self.ctx = ctx
+        self.found = Found.empty()
+        self.retries = 0
+
+    def block(self, body_start: int, end: int, where: str) -> int:
+        """Read the block whose body starts at `body_start`; return where its fence closes.
+
+        The body is cut at the first ```. When that cut leaves broken JSON and the JSON
+        read on past it ends right before a later fence, the first ``` was inside a
+        string (code in an argument), and the block runs to the later fence. Such retries
+        are bounded per output, so a hostile output stays linear.
+        """
+        text = self.text
+        body = text[body_start : end if end != -1 else len(text)].strip()
         try:
-            value = loads_fast(stripped)
+            value = loads_fast(body)
         except ValueError as exc:
-            broken = _broken(stripped, ctx, where, exc)
-            found.add(broken.calls, broken.errors)
+            read = None
+            if end != -1 and self.retries < _MAX_FAILED_DECODES:
+                self.retries += 1
+                read = json_until(text, skip_space(text, body_start), "```", max_values=1)
+            if read is None:
+                broken = _broken(body, self.ctx, where, exc)
+                self.found.add(broken.calls, broken.errors)
+                return end
+            value, end = read[0][0], read[1]
+        calls = generic_calls(value, self.ctx, whole=True)
+        if calls is not None:
+            self.found.calls.extend(calls[0])
+        return end
+
+
+def _fenced_json(text: str, ctx: ExtractContext) -> Extraction | None:
+    reader = _FenceReader(text, ctx)
+    index = 0
+    pos = text.find("```")
+    while pos != -1 and index < _MAX_FENCES:
+        newline = text.find("\n", pos + 3)
+        if newline == -1:
+            break
+        info = text[pos + 3 : newline].strip()
+        if "`" in info:
+            pos = text.find("```", newline)  # a line with an inline ```code``` span
             continue
-        read = generic_calls(value, ctx)
-        if read is not None:
-            found.calls.extend(read[0])
-    return as_extraction(found, "fenced_json")
+        index += 1
+        end = text.find("```", newline + 1)
+        first = skip_space(text, newline + 1)
+        if info.lower() in _FENCE_LANGS and text.startswith(("{", "["), first):
+            end = reader.block(newline + 1, end, f"fenced_json: block #{index}")
+        if end == -1:
+            break
+        pos = text.find("```", end + 3)
+    return as_extraction(reader.found, "fenced_json")
+
+
+def _whole_object(text: str, ctx: ExtractContext) -> Extraction | None:
+    """The calls when the whole reply is one JSON call object (a list is `xlam`'s)."""
+    stripped = text.strip()
+    if not (stripped.startswith("{") and stripped.endswith("}")):
+        return None
+    try:
+        value = loads_fast(stripped)
+    except ValueError:
+        return None  # the scan below reports broken JSON that meant a call
+    read = generic_calls(value, ctx, whole=True)
+    if read is None:
+        return None  # not a call itself; calls quoted inside it are still looked for
+    return Extraction(calls=tuple(read[0]), format="llama3_json" if read[1] else "json")
 
 
 def _bare_json(text: str, ctx: ExtractContext) -> Extraction | None:
@@ -174,6 +273,9 @@ def _bare_json(text: str, ctx: ExtractContext) -> Extraction | None:
     in_broken_list = False
     if "{" not in text:
         return None
+    whole = _whole_object(text, ctx)
+    if whole is not None:
+        return whole
     for match in _CANDIDATE.finditer(text):
         if match.start() < consumed:
             continue

@@ -18,6 +18,7 @@ from toolgrade.extract._common import MAX_DEPTH, parse_error, reject_constant
 from toolgrade.extract._types import ExtractContext, Extraction, ExtractionError
 
 __all__ = [
+    "SINGLE_INPUT",
     "CallResult",
     "Found",
     "TooDeepError",
@@ -27,16 +28,18 @@ __all__ = [
     "decode_at",
     "decode_sequence",
     "error_for",
+    "json_until",
     "loads_fast",
     "looks_like_call_text",
+    "skip_space",
 ]
 
 _DECODER = json.JSONDecoder(parse_constant=reject_constant)
 _WS = re.compile(r"\s*")
 # A call's name inside JSON text that failed to decode: used only to decide whether broken
 # JSON was meant as a call (then it is a parse_error) or is unrelated prose.
-_NAME_IN_TEXT = re.compile(r'"(?:name|tool_name)"\s*:\s*"([^"\\\n]{1,200})"')
-_ARGS_IN_TEXT = re.compile(r'"(?:arguments|parameters)"\s*:')
+_NAME_IN_TEXT = re.compile(r'"(?:name|tool_name|tool)"\s*:\s*"([^"\\\n]{1,200})"')
+_ARGS_IN_TEXT = re.compile(r'"(?:arguments|parameters|tool_input)"\s*:')
 
 
 class TooDeepError(ValueError):
@@ -77,6 +80,40 @@ def decode_at(text: str, pos: int) -> tuple[JsonValue, int]:
         raise TooDeepError(f"JSON nested deeper than {MAX_DEPTH} levels") from None
     _check_depth(value)
     return value, end
+
+
+def skip_space(text: str, pos: int) -> int:
+    """The index of the first non-whitespace character at or after `pos`."""
+    return _WS.match(text, pos).end()  # type: ignore[union-attr]
+
+
+def json_until(
+    text: str, pos: int, close: str, *, max_values: int
+) -> tuple[list[JsonValue], int] | None:
+    """JSON values from `pos` up to the `close` tag, reading strings as strings.
+
+    A closing tag (or fence) written inside a JSON string is text, not the end of the
+    block: the values are decoded first and the tag is looked for only after them.
+
+    Returns:
+        The values (one or more, at most `max_values`, separated by whitespace) and the
+        index of `close` right after them; None when the text from `pos` is not that
+        (invalid or too deep JSON, other text after a value, no `close`), and the caller
+        then reads the block as plain text.
+    """
+    values: list[JsonValue] = []
+    while len(values) < max_values:
+        try:
+            value, pos = decode_at(text, pos)
+        except ValueError:
+            return None
+        values.append(value)
+        pos = skip_space(text, pos)
+        if text.startswith(close, pos):
+            return values, pos
+        if text[pos : pos + 1] not in ("{", "["):
+            return None
+    return None
 
 
 def loads_fast(text: str) -> JsonValue:
@@ -149,18 +186,25 @@ class CallResult:
 
 _NAME_KEYS = ("name", "tool_name")
 _ARG_KEYS = ("arguments", "parameters", "args")
+SINGLE_INPUT = "__arg1"
+"""The argument name of a LangChain `tool_input` written as plain text (LangChain's own)."""
 
 
 def call_from_object(obj: JsonValue) -> CallResult:
     """Read a call from `{"name", "arguments"|"parameters"}` or `{"function": {...}}`.
 
-    Arguments given as a JSON string (once or twice encoded) are decoded.
+    LangChain's `{"tool": NAME, "tool_input": {...}}` is read too; a `tool_input` that
+    is plain text rather than an object is one input, `{"__arg1": text}` (see
+    `_json_generic` for the tool's only parameter). Arguments given as a JSON string
+    (once or twice encoded) are decoded.
     """
     if not isinstance(obj, dict):
         return CallResult(None, f"a call must be an object, got {type(obj).__name__}")
     function = obj.get("function")
     if isinstance(function, dict):
         obj = function
+    if "tool_input" in obj and "name" not in obj:
+        return _langchain_call(obj)
     name = next((obj[k] for k in _NAME_KEYS if k in obj), None)
     if not isinstance(name, str) or not name.strip():
         return CallResult(None, "a call needs a non-empty string 'name'")
@@ -168,6 +212,21 @@ def call_from_object(obj: JsonValue) -> CallResult:
     arguments = _decode_arguments(raw_args)
     if isinstance(arguments, str):
         return CallResult(None, f"call '{name}': {arguments}")
+    return CallResult(ToolCall.model_construct(name=name.strip(), arguments=arguments))
+
+
+def _langchain_call(obj: JsonObject) -> CallResult:
+    """`{"tool": NAME, "tool_input": ...}`, LangChain's agent action."""
+    name = obj.get("tool")
+    if not isinstance(name, str) or not name.strip():
+        return CallResult(None, "a call needs a non-empty string 'tool'")
+    raw = obj["tool_input"]
+    arguments = _decode_arguments(raw)
+    if isinstance(arguments, str):
+        if not isinstance(raw, str):
+            return CallResult(None, f"call '{name}': {arguments}")
+        # Old single-input agents pass the tool one string, not an object.
+        arguments = {SINGLE_INPUT: raw}
     return CallResult(ToolCall.model_construct(name=name.strip(), arguments=arguments))
 
 
@@ -187,12 +246,19 @@ def calls_from_payload(
     return calls, errors
 
 
-def looks_like_call_text(text: str, ctx: ExtractContext) -> bool:
-    """Whether JSON text that failed to decode was evidently meant as a tool call."""
+def looks_like_call_text(text: str, ctx: ExtractContext, *, any_name: bool = False) -> bool:
+    """Whether JSON text that failed to decode was evidently meant as a tool call.
+
+    Args:
+        text: the start of the broken JSON.
+        ctx: the offered tools.
+        any_name: the JSON is the whole reply or a whole fenced block, where a call to a
+            tool that is not offered is still a call.
+    """
     name = _NAME_IN_TEXT.search(text)
     if name is None or _ARGS_IN_TEXT.search(text) is None:
         return False
-    return ctx.tools is None or name.group(1) in ctx.tools
+    return any_name or ctx.tools is None or name.group(1) in ctx.tools
 
 
 @dataclass(slots=True)

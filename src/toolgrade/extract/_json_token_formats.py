@@ -11,6 +11,7 @@ import json
 from toolgrade._json import JsonValue
 from toolgrade.extract._build import Finder, Found, is_tool_name
 from toolgrade.extract._common import MAX_DEPTH, json_depth, loads_bounded, reject_constant
+from toolgrade.extract._json_scan import json_until, skip_space
 from toolgrade.extract._types import ExtractContext, Extraction, TextFormat
 
 __all__ = [
@@ -24,6 +25,10 @@ __all__ = [
 ]
 
 _DECODER = json.JSONDecoder(parse_constant=reject_constant)
+_MAX_VALUES = 64
+"""JSON values read from one tag body at most."""
+_MAX_FAILED_DECODES = 16
+"""Bodies that fail to read as JSON before the rest are cut at the closing tag unread."""
 
 
 def json_list(body: str, found: Found, ctx: ExtractContext, *, where: str) -> None:
@@ -92,9 +97,19 @@ def _tagged(
     opening, closing = tags
     finder = Finder(text)
     found = Found(fmt)
-    pos = 0
+    pos = failures = 0
     while (start := finder.find(opening, pos)) != -1 and not found.full:
         body_start = start + len(opening)
+        if failures < _MAX_FAILED_DECODES:
+            # Decoded first, so a closing tag inside a JSON string stays text.
+            first = skip_space(text, body_start)
+            read = json_until(text, first, closing, max_values=_MAX_VALUES if several else 1)
+            if read is not None:
+                for value in read[0]:
+                    found.json_item(value, ctx, where=fmt)
+                pos = read[1] + len(closing)
+                continue
+            failures += 1
         end = finder.find(closing, body_start)
         if end == -1:
             found.error(f"{opening} is not closed with {closing} (output truncated?)")

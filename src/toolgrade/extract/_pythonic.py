@@ -54,6 +54,8 @@ _SCAN_BUDGET = 128_000
 _MAX_CANDIDATES = 16
 _LINE_START_LIST = re.compile(r"^[ \t]*\[[ \t]*[A-Za-z_][\w.]*\(", re.MULTILINE)
 _WHOLE_START = re.compile(r"\[?\s*[A-Za-z_][\w.]*\(")
+# A call list that starts like one: `[name(` then a keyword argument or `)`.
+_TRUNCATED_START = re.compile(r"\[\s*([A-Za-z_][\w.]*)\(\s*(?:[A-Za-z_]\w*\s*=|\))")
 _WRAPPERS = ("<|python_start|>", "<|python_end|>", "<|eom_id|>", "<|eot_id|>", "<|python_tag|>")
 _TOOL_CODE_FENCES = ("```tool_code", "```tool_call")
 
@@ -113,6 +115,9 @@ def parse_pythonic(text: str, ctx: ExtractContext) -> Extraction | None:
     found = Found("pythonic")
     if looks_whole and _read_whole(found, whole, ctx, block or read_call_block(whole)):
         return found.result()
+    if not looks_whole and _truncated(whole, ctx):
+        found.error("pythonic call list: the list is not closed (output truncated?)")
+        return found.result()
     budget = _SCAN_BUDGET
     for count, match in enumerate(_LINE_START_LIST.finditer(text)):
         if count >= _MAX_CANDIDATES or budget <= 0:
@@ -127,6 +132,22 @@ def parse_pythonic(text: str, ctx: ExtractContext) -> Extraction | None:
         if block.shaped and _names_known(block, ctx) and block.calls:
             _record(found, block, ctx, where="pythonic call")
     return found.result()
+
+
+def _truncated(whole: str, ctx: ExtractContext) -> bool:
+    """True when the whole output opens a call list (`[name(key=`) and never closes it.
+
+    The calls before the cut are not kept: the list is one expression, and an output cut
+    off inside it is reported as malformed, as a list with broken syntax is. Only an
+    output up to `_MAX_BLOCK` characters is checked (bracket matching is a Python loop).
+    """
+    start = _TRUNCATED_START.match(whole)
+    if start is None or len(whole) > _MAX_BLOCK:
+        return False
+    name = start.group(1)
+    if ctx.tools is not None and name not in ctx.tools and name.rsplit(".", 1)[-1] not in ctx.tools:
+        return False
+    return matching_bracket(whole, 0, limit=len(whole)) == -1
 
 
 def _read_whole(found: Found, whole: str, ctx: ExtractContext, block: CallBlock) -> bool:

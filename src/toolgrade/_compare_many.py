@@ -61,7 +61,8 @@ class MultiRow:
     key: str
     """The group's name."""
     rates: tuple[Rate | None, ...]
-    """Accuracy per run, in the order of `MultiComparison.entries` (None: no case)."""
+    """Accuracy per run, in the order of `MultiComparison.entries` (None: no case); each
+    rate carries its own `n`, the run's cases in the group."""
     best: int | None
     """Index of the run with the highest rate in this group."""
 
@@ -89,7 +90,7 @@ class MultiComparison:
     by_category: tuple[MultiRow, ...]
     """Accuracy per category, per run."""
     by_tool: tuple[MultiRow, ...]
-    """Accuracy per expected tool, per run."""
+    """Accuracy per tool of the cases' primary expectations, per run."""
     alpha: float
     """Significance level of the tests against the best run."""
 

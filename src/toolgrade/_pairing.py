@@ -10,7 +10,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from toolgrade.metrics import NO_CALL_KEY, NO_VALUE_KEY, Rate, rate_of
+from toolgrade.metrics import NO_VALUE_KEY, Rate, case_tools, rate_of
 from toolgrade.results import CaseResult, RunResult, Status
 
 __all__ = ["Outcome", "case_outcomes", "group_rates", "run_label", "tool_keys"]
@@ -26,7 +26,7 @@ class Outcome:
     """`correct` when passed, else the most frequent failing status."""
     category: str
     tools: tuple[str, ...]
-    """Distinct expected tools; `(no call)` when none was expected."""
+    """Distinct tools of the case's primary expectation; `(no call)` when none."""
 
 
 def _reduce(case_id: str, tries: Sequence[CaseResult]) -> Outcome:
@@ -34,7 +34,7 @@ def _reduce(case_id: str, tries: Sequence[CaseResult]) -> Outcome:
     category = first.category or NO_VALUE_KEY
     if len(tries) == 1:
         return Outcome(
-            case_id, first.status is Status.CORRECT, first.status.value, category, _tools(first)
+            case_id, first.status is Status.CORRECT, first.status.value, category, case_tools(first)
         )
     correct = sum(r.status is Status.CORRECT for r in tries)
     # Strict majority: a tie is a failure, so a flaky case never hides a regression.
@@ -44,15 +44,7 @@ def _reduce(case_id: str, tries: Sequence[CaseResult]) -> Outcome:
     else:
         failing = Counter(r.status.value for r in tries if r.status is not Status.CORRECT)
         status = failing.most_common(1)[0][0]
-    return Outcome(case_id, passed, status, category, _tools(first))
-
-
-def _tools(result: CaseResult) -> tuple[str, ...]:
-    if not result.expected:
-        return (NO_CALL_KEY,)
-    if len(result.expected) == 1:
-        return (result.expected[0].name,)
-    return tuple(dict.fromkeys(c.name for c in result.expected))
+    return Outcome(case_id, passed, status, category, case_tools(first))
 
 
 def _repeat(result: CaseResult) -> int:

@@ -88,6 +88,19 @@ class Delta:
     delta: float | None
     """candidate - baseline as a fraction (None when one side is missing)."""
 
+    @property
+    def baseline_n(self) -> int:
+        """Paired cases the baseline counts in the group (0 when it has none)."""
+        return self.baseline.n if self.baseline else 0
+
+    @property
+    def candidate_n(self) -> int:
+        """Paired cases the candidate counts in the group.
+
+        It differs from `baseline_n` when the runs' suites file a case differently.
+        """
+        return self.candidate.n if self.candidate else 0
+
     def to_dict(self) -> JsonObject:
         """Return the row as a JSON object."""
         return {
@@ -95,6 +108,8 @@ class Delta:
             "baseline": self.baseline.to_dict() if self.baseline else None,
             "candidate": self.candidate.to_dict() if self.candidate else None,
             "delta": self.delta,
+            "baseline_n": self.baseline_n,
+            "candidate_n": self.candidate_n,
         }
 
 
@@ -137,7 +152,8 @@ class Comparison:
     by_category: tuple[Delta, ...]
     """Accuracy change per category."""
     by_tool: tuple[Delta, ...]
-    """Accuracy change per expected tool."""
+    """Accuracy change per tool of the cases' primary expectations (each case is filed
+    under the same tools in both runs, whichever alternative it matched)."""
     baseline_suite_hash: str = ""
     """The baseline's suite hash."""
     candidate_suite_hash: str = ""

@@ -126,7 +126,9 @@ def judge(
             (`defaults`), then `partial`.
         strict: fail on arguments the expectation does not mention.
         profile: the matching rules: `default`, `bfcl`, or a registered profile.
-        defaults: the suite's defaults (rubric and order), for cases that leave them unset.
+        defaults: the suite's defaults: rubric and order, for cases that leave them unset,
+            and whether strings are trimmed where their schema does not say
+            (`trim_strings`).
 
     Returns:
         The verdict: status, score, pairing and every argument difference.
@@ -155,7 +157,13 @@ def judge(
     extraction = actual if isinstance(actual, Extraction) else None
     calls = extraction.calls if extraction is not None else as_calls(actual, side="actual")
     parse_failed = bool(extraction is not None and extraction.errors)
-    judge_ = _call_judge(calls, tools=tools, strict=strict, parse_failed=parse_failed)
+    judge_ = _call_judge(
+        calls,
+        tools=tools,
+        strict=strict,
+        parse_failed=parse_failed,
+        trim=defaults.trim_strings if defaults else True,
+    )
     order = case.order or (defaults.order if defaults else "any")
     index, verdict = _verdict(case, judge_, rubric=chosen, ordered=order == "strict")
     expected = case.expected if index is None else case.alternatives[index]
@@ -176,6 +184,7 @@ def _call_judge(
     tools: Sequence[ToolSpec] | None,
     strict: bool,
     parse_failed: bool,
+    trim: bool,
 ) -> CallJudge:
     return CallJudge(
         calls,
@@ -183,6 +192,7 @@ def _call_judge(
         offered=None if tools is None else frozenset(t.name for t in tools),
         strict=strict,
         parse_failed=parse_failed,
+        trim=trim,
     )
 
 
@@ -291,6 +301,7 @@ def _result(
         tags=case.tags,
         prompt=prompt,
         alternative=alternative,
+        primary_tools=tuple(dict.fromkeys(c.name for c in case.expected)),
         extraction_format=extraction.format if extraction is not None else None,
         extraction_errors=tuple(f"{e.reason}: {e.message}" for e in extraction.errors)
         if extraction is not None

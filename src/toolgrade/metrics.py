@@ -11,8 +11,9 @@ Definitions (docs/metrics.md has the long form):
 - **Call-level precision / recall / F1** pool every scored result: precision = correct
   calls / actual calls, recall = correct calls / expected calls.
 - **Breakdowns** by category, tool, difficulty and tag, over scored results. A result
-  counts once for each distinct tool among its expected calls; results where no call
-  was expected form the row `(no call)`.
+  counts once for each distinct tool of its case's **primary** expectation, whichever
+  alternative it matched, so a case always counts for the same tools; results where no
+  call was expected form the row `(no call)`.
 - **Repeats** (a case run k times): with k > 1, per-case consistency and pass^k.
   With repeats, accuracy counts every repetition as a trial.
 - **Latency** p50/p95 over the results that have one.
@@ -36,6 +37,7 @@ __all__ = [
     "CaseConsistency",
     "Rate",
     "RunMetrics",
+    "case_tools",
     "compute_metrics",
     "rate_of",
 ]
@@ -163,7 +165,8 @@ class RunMetrics:
     by_category: tuple[Breakdown, ...]
     """Accuracy per category."""
     by_tool: tuple[Breakdown, ...]
-    """Accuracy per expected tool; `(no call)` for cases expecting none."""
+    """Accuracy per tool of the cases' primary expectations; `(no call)` for cases
+    expecting none."""
     by_difficulty: tuple[Breakdown, ...]
     """Accuracy per difficulty (easy, medium, hard, then others)."""
     by_tag: tuple[Breakdown, ...]
@@ -258,7 +261,7 @@ def compute_metrics(run: RunResult, *, seed: int = 0) -> RunMetrics:
         f1=f1,
         status_counts={s.value: counts[s] for s in Status},
         by_category=_breakdown(scored, lambda r: [r.category or NO_VALUE_KEY], _alpha_key),
-        by_tool=_breakdown(scored, _tools_of, _tool_key),
+        by_tool=_breakdown(scored, case_tools, _tool_key),
         by_difficulty=_breakdown(scored, lambda r: [r.difficulty or NO_VALUE_KEY], _difficulty_key),
         by_tag=_breakdown(scored, lambda r: r.tags, _alpha_key),
         repeats=repeats,
@@ -295,10 +298,31 @@ def _call_level(scored: Sequence[CaseResult]) -> tuple[float, float, float]:
     return precision, recall, 2 * precision * recall / total if total else 0.0
 
 
-def _tools_of(result: CaseResult) -> Iterable[str]:
-    if not result.expected:
-        return (NO_CALL_KEY,)
-    return dict.fromkeys(call.name for call in result.expected)
+def case_tools(result: CaseResult) -> tuple[str, ...]:
+    """The tool-breakdown rows a result counts in: its case's primary expectation's tools.
+
+    Filing by the primary expectation, not by the alternative that matched best
+    (`CaseResult.expected`), keeps a case under the same tools in every run, so
+    per-tool rows of two runs cover the same cases. Results recorded before
+    `primary_tools` existed fall back to `expected`.
+
+    Args:
+        result: one judged case.
+
+    Returns:
+        The distinct tool names, or `(NO_CALL_KEY,)` when no call was expected.
+
+    Examples:
+        >>> from toolgrade import CaseResult, ToolCall
+        >>> case_tools(CaseResult(case_id="c", status="correct", score=1.0, alternative=0,
+        ...     expected=(ToolCall(name="run_command", arguments={}),),
+        ...     primary_tools=("read_file",)))
+        ('read_file',)
+    """
+    names = result.primary_tools
+    if names is None:
+        names = tuple(dict.fromkeys(call.name for call in result.expected))
+    return names or (NO_CALL_KEY,)
 
 
 def _alpha_key(key: str) -> tuple[int, str]:

@@ -89,6 +89,10 @@ class CaseResult(BaseModel):
     """Every argument difference, with its JSON path and reason."""
     alternative: int | None = None
     """Which alternative matched best (None: the primary expectation)."""
+    primary_tools: tuple[str, ...] | None = None
+    """The distinct tool names of the case's primary expectation (empty: no call
+    expected), under which per-tool breakdowns file the case whichever alternative
+    matched; None in results recorded before the field existed (then `expected`)."""
     category: str = ""
     """The case's category."""
     difficulty: str = ""

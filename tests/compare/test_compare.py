@@ -209,3 +209,40 @@ def test_compare_many_rows_and_duplicate_labels(make_run) -> None:
 def test_compare_many_needs_two_runs(make_run) -> None:
     with pytest.raises(BaselineError, match="at least two"):
         compare_many([make_run(_rows("c"))])
+
+
+def test_compare_by_tool_same_case_same_row_whichever_alternative(make_run) -> None:
+    # The baseline matched the primary expectation, the candidate an alternative of
+    # another tool: the case stays in the read_file row of both runs.
+    base = make_run(_rows("c", expected=READ, primary_tools=["read_file"]), run_id="b")
+    cand = make_run(
+        _rows("c", expected=SEARCH, alternative=0, primary_tools=["read_file"]), run_id="c"
+    )
+    comp = compare_runs(base, cand)
+    assert [(d.key, d.baseline_n, d.candidate_n) for d in comp.by_tool] == [("read_file", 1, 1)]
+    assert comp.by_tool[0].to_dict()["candidate_n"] == 1
+
+
+def test_compare_text_shows_both_counts_per_group(make_run) -> None:
+    from toolgrade.cli._compare_text import format_comparison, format_many
+
+    base = make_run(_rows("cc", expected=READ) + _rows("c", prefix="s", expected=SEARCH))
+    cand = make_run(_rows("cw", expected=READ) + _rows("w", prefix="s", expected=SEARCH))
+    text = format_comparison(compare_runs(base, cand))
+    block = text.split("By Tool:\n")[1].split("\n\n")[0].splitlines()
+    assert block[0].split() == ["read_file:", "100.0%", "(2/2)", "->", "50.0%", "(1/2)", "-50.0"]
+    assert block[1].split() == ["search:", "100.0%", "(1/1)", "->", "0.0%", "(0/1)", "-100.0"]
+    many = format_many(compare_many([base, cand]))
+    row = next(line for line in many.splitlines() if line.startswith("  read_file"))
+    assert row.split() == ["read_file", "100.0%", "(2/2)*", "50.0%", "(1/2)"]
+
+
+def test_compare_delta_counts_differ_when_suites_file_cases_differently(make_run) -> None:
+    # The candidate's suite expects no call in c001 where the baseline's expected a read.
+    base = make_run(_rows("cc", primary_tools=["read_file"]), run_id="b", suite_hash="sha256:a")
+    cand_rows = _rows("cc", primary_tools=["read_file"])
+    cand_rows[1]["primary_tools"] = []
+    cand = make_run(cand_rows, run_id="c", suite_hash="sha256:b")
+    comp = compare_runs(base, cand)
+    rows = {d.key: (d.baseline_n, d.candidate_n) for d in comp.by_tool}
+    assert rows == {"(no call)": (0, 1), "read_file": (2, 1)}

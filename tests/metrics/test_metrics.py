@@ -165,3 +165,20 @@ def test_metrics_to_dict_is_json_serialisable(make_run) -> None:
     text = json.dumps(data)
     assert json.loads(text)["accuracy"]["n"] == 2
     assert data["by_category"][0]["key"] == "simple"  # type: ignore[index]
+
+
+def test_metrics_by_tool_files_case_under_primary_expectation(make_run) -> None:
+    # c1 matched an alternative calling run_command: it still counts for read_file.
+    rows = [
+        _row("c1", "correct", expected=[CALL_B], alternative=0, primary_tools=["read_file"]),
+        _row("c2", "wrong_args", expected=[CALL_A], primary_tools=["read_file"]),
+        _row("c3", "correct", expected=[CALL_A], alternative=0, primary_tools=[]),
+    ]
+    by_tool = {b.key: (b.rate.passed, b.rate.n) for b in compute_metrics(make_run(rows)).by_tool}
+    assert by_tool == {"read_file": (1, 2), NO_CALL_KEY: (1, 1)}
+
+
+def test_metrics_by_tool_old_results_fall_back_to_expected(make_run) -> None:
+    rows = [_row("c1", "correct", expected=[CALL_A, CALL_B]), _row("c2", "correct")]
+    by_tool = {b.key: b.rate.n for b in compute_metrics(make_run(rows)).by_tool}
+    assert by_tool == {"read_file": 1, "search": 1, NO_CALL_KEY: 1}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from toolgrade.compare import Comparison, Delta, Flip, MultiComparison
+from toolgrade.compare import Comparison, Delta, Flip, MultiComparison, MultiRow
 from toolgrade.metrics import Rate
 
 __all__ = ["format_comparison", "format_many"]
@@ -20,16 +20,23 @@ def _points(delta: float | None) -> str:
     return "-" if delta is None else f"{delta * 100:+.1f}"
 
 
+def _counts(rate: Rate | None) -> str:
+    return "(0)" if rate is None else f"({rate.passed}/{rate.n})"
+
+
 def _delta_rows(title: str, rows: Sequence[Delta]) -> list[str]:
+    """One row per group: both accuracies, each with its own passed/n, then the delta."""
     if not rows:
         return []
     width = max(len(d.key) for d in rows) + 1
+    base_width = max(len(_counts(d.baseline)) for d in rows)
+    cand_width = max(len(_counts(d.candidate)) for d in rows)
     lines = [f"{title}:"]
     for d in rows:
-        counts = f"({d.candidate.passed}/{d.candidate.n})" if d.candidate else ""
         lines.append(
-            f"  {d.key + ':':<{width}} {_pct(d.baseline):>6} -> {_pct(d.candidate):>6}"
-            f"  {_points(d.delta):>6}  {counts}"
+            f"  {d.key + ':':<{width}} {_pct(d.baseline):>6} {_counts(d.baseline):<{base_width}}"
+            f" -> {_pct(d.candidate):>6} {_counts(d.candidate):<{cand_width}}"
+            f"  {_points(d.delta):>6}"
         )
     return [*lines, ""]
 
@@ -98,16 +105,25 @@ def format_many(many: MultiComparison) -> str:
             f"  95% CI {acc.interval.low:.1%} - {acc.interval.high:.1%}{versus}"
         )
     for title, rows in (("By Category", many.by_category), ("By Tool", many.by_tool)):
-        if not rows:
-            continue
-        key_width = max(len(r.key) for r in rows) + 2
-        col = max(8, *(len(label) + 1 for label in labels))
-        header = "".join(f"{x:>{col - 1}} " for x in labels)
-        lines += ["", f"{title}:", (" " * (key_width + 2) + header).rstrip()]
-        for row in rows:
-            cells = "".join(
-                f"{_pct(rate) + ('*' if k == row.best else ' '):>{col}}"
-                for k, rate in enumerate(row.rates)
-            )
-            lines.append(f"  {row.key:<{key_width}}{cells}".rstrip())
+        lines += _many_rows(title, rows, labels)
     return "\n".join(lines) + "\n"
+
+
+def _many_cell(rate: Rate | None, best: bool) -> str:
+    """`75.0% (3/4)*`: each run's accuracy in the group with its own passed/n."""
+    text = "-" if rate is None else f"{rate.rate:.1%} ({rate.passed}/{rate.n})"
+    return text + ("*" if best else " ")
+
+
+def _many_rows(title: str, rows: Sequence[MultiRow], labels: Sequence[str]) -> list[str]:
+    if not rows:
+        return []
+    key_width = max(len(r.key) for r in rows) + 2
+    cells = [[_many_cell(rate, k == row.best) for k, rate in enumerate(row.rates)] for row in rows]
+    col = max(8, *(len(label) + 1 for label in labels), *(len(c) for r in cells for c in r))
+    header = "".join(f"{x:>{col - 1}} " for x in labels)
+    lines = ["", f"{title}:", (" " * (key_width + 2) + header).rstrip()]
+    for row, row_cells in zip(rows, cells, strict=True):
+        text = "".join(f"{cell:>{col}}" for cell in row_cells)
+        lines.append(f"  {row.key:<{key_width}}{text}".rstrip())
+    return lines

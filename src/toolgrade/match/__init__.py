@@ -5,6 +5,7 @@ from toolgrade.match._keys import deep_key, same_arguments
 from toolgrade.match._matchers import MATCHER_NAMES, is_matcher, matcher_problems
 from toolgrade.match._values import (
     DEEP_EQUALITY,
+    REQUIRED_BY_SCHEMA,
     MatchOptions,
     Mismatch,
     MismatchReason,
@@ -15,6 +16,7 @@ from toolgrade.match._values import (
 __all__ = [
     "DEEP_EQUALITY",
     "MATCHER_NAMES",
+    "REQUIRED_BY_SCHEMA",
     "MatchOptions",
     "Mismatch",
     "MismatchReason",

@@ -30,7 +30,7 @@ from toolgrade.match._bfcl_checker import (
 )
 from toolgrade.match._bfcl_codec import decode_answer, function_from_schema
 from toolgrade.match._calls import RubricName
-from toolgrade.match._values import Mismatch, MismatchReason
+from toolgrade.match._values import REQUIRED_BY_SCHEMA, Mismatch, MismatchReason
 from toolgrade.results import CaseResult, PairResult, Status
 from toolgrade.suite import Case, ToolSpec
 
@@ -54,6 +54,14 @@ _REASONS: dict[ErrorType, MismatchReason] = {
     "type_error:nested": "type",
     "type_error:java": "type",
     "type_error:js": "type",
+}
+
+
+# BFCL's own wording where it misleads: "missing_optional" is an argument the possible
+# answer names without accepting its absence, whatever the doc's `required` says.
+_MESSAGES: dict[ErrorType, str] = {
+    "missing_required": REQUIRED_BY_SCHEMA,
+    "missing_optional": "the possible answer expects it and does not accept leaving it out",
 }
 
 
@@ -114,8 +122,11 @@ def judge_bfcl(
             if extraction is not None and extraction.errors
             else (),
             "alternative": None,
+            "primary_tools": _tool_names(case.expected),
             "raw_response": None,
             "latency_ms": None,
+            "ttft_ms": None,
+            "finish_reason": None,
             "error": None,
             "repeat": 0,
         },
@@ -142,6 +153,10 @@ def _function(tool: ToolSpec, language: Language) -> BfclFunction:
     doc = function_from_schema(tool.name, tool.parameters, language)
     _FUNCTIONS.get(tool, _no_docs)[language] = doc
     return doc
+
+
+def _tool_names(calls: Sequence[ToolCall]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(c.name for c in calls))
 
 
 def _no_docs(_tool: ToolSpec) -> dict[Language, BfclFunction]:
@@ -251,7 +266,9 @@ def _details(verdict: Verdict | None) -> tuple[Mismatch, ...]:
         return ()
     reason = _REASONS.get(verdict.error_type, "value")
     path = f"$.{verdict.param}" if verdict.param else "$"
-    message = f"BFCL {verdict.error_type}: {verdict.message}"
+    # The details carry no values: reports tell them by their message (docs/bfcl.md).
+    text = _MESSAGES.get(verdict.error_type, verdict.message)
+    message = f"BFCL {verdict.error_type}: {text}"
     return (Mismatch(path=path, reason=reason, message=message),)
 
 

@@ -92,6 +92,7 @@ class CallJudge:
         offered: the names of the offered tools; None accepts any name.
         strict: fail on arguments the expectation does not mention.
         parse_failed: the extractor reported malformed calls.
+        trim: ignore surrounding whitespace of strings whose schema does not decide.
     """
 
     def __init__(
@@ -102,12 +103,15 @@ class CallJudge:
         offered: frozenset[str] | None,
         strict: bool = False,
         parse_failed: bool = False,
+        trim: bool = True,
     ) -> None:
         self.actual = actual
         self.schemas = schemas
         self.offered = offered
         self.options = (
-            MatchOptions(strict=True, semantic=True, matchers=True) if strict else SEMANTIC
+            MatchOptions(strict=strict, semantic=True, matchers=True, trim=trim)
+            if strict or not trim
+            else SEMANTIC
         )
         self.parse_failed = parse_failed
         self._prepared: dict[int, tuple[JsonObject, list[Mismatch]]] = {}

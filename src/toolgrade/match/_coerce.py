@@ -17,13 +17,18 @@ from toolgrade._json import JsonObject, JsonValue
 
 __all__ = [
     "PATH_ARGUMENT_NAMES",
+    "TRIM_KEYWORD",
     "child_schema",
     "coerce_value",
     "is_exact",
     "is_path",
     "normalise_path",
     "schema_types",
+    "trim_rule",
 ]
+
+TRIM_KEYWORD = "x-toolgrade-trim"
+"""Schema keyword that says whether a string argument's surrounding whitespace is ignored."""
 
 PATH_ARGUMENT_NAMES = frozenset(
     {
@@ -104,6 +109,29 @@ def child_schema(schema: JsonObject | None, key: str | int) -> JsonObject | None
 def is_exact(schema: JsonObject | None) -> bool:
     """True when the schema lists the accepted values (`enum`, `const`): compare exactly."""
     return bool(schema) and ("enum" in schema or "const" in schema)  # type: ignore[operator]
+
+
+def trim_rule(schema: JsonObject | None) -> bool | None:
+    """Whether a string's schema decides its trimming: True trim, False keep, None: no say.
+
+    `x-toolgrade-trim` decides when it is a boolean. Otherwise a string with a
+    `contentMediaType` (JSON Schema's mark for text content: a file's text, a commit
+    message) is compared exactly, since its surrounding whitespace is part of it.
+
+    Examples:
+        >>> trim_rule({"type": "string", "contentMediaType": "text/plain"})
+        False
+        >>> trim_rule({"type": "string", "x-toolgrade-trim": True}), trim_rule(None)
+        (True, None)
+    """
+    if not schema:
+        return None
+    explicit = schema.get(TRIM_KEYWORD)
+    if isinstance(explicit, bool):
+        return explicit
+    if "contentMediaType" in schema:
+        return False
+    return None
 
 
 def is_path(schema: JsonObject | None, name: str | None) -> bool:

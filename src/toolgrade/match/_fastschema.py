@@ -19,7 +19,7 @@ __all__ = ["is_certainly_valid", "is_simple"]
 # `$schema` is not among them: an older draft reads `integer` and `items` differently.
 _ANNOTATIONS = frozenset(
     {"title", "description", "default", "examples", "format", "$comment"}
-    | {"deprecated", "readOnly", "writeOnly"}
+    | {"deprecated", "readOnly", "writeOnly", "contentMediaType", "x-toolgrade-trim"}
 )
 _CHECKED = frozenset({"type", "properties", "required", "additionalProperties", "items", "enum"})
 _KNOWN = _ANNOTATIONS | _CHECKED

@@ -19,7 +19,7 @@ from jsonschema.validators import validator_for
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade.errors import SuiteError
 from toolgrade.match._fastschema import is_certainly_valid, is_simple
-from toolgrade.match._values import Mismatch
+from toolgrade.match._values import REQUIRED_BY_SCHEMA, Mismatch
 
 __all__ = ["json_path", "merge_mismatches", "schema_mismatches"]
 
@@ -93,7 +93,7 @@ def _convert(error: ValidationError) -> list[Mismatch]:
     if error.validator == "required" and isinstance(instance, dict):
         wanted = error.validator_value if isinstance(error.validator_value, list) else []
         return [
-            Mismatch(path=f"{path}.{key}", reason="missing", message="required by the tool schema")
+            Mismatch(path=f"{path}.{key}", reason="missing", message=REQUIRED_BY_SCHEMA)
             for key in wanted
             if isinstance(key, str) and key not in instance
         ]
@@ -142,9 +142,19 @@ def merge_mismatches(compared: list[Mismatch], validated: list[Mismatch]) -> lis
     """Join comparison and validation differences, one per path.
 
     A schema violation at a path the comparison already reported says the same thing
-    twice (`"abc"` is neither the expected `5` nor an integer), so it is dropped.
+    twice (`"abc"` is neither the expected `5` nor an integer), so it is dropped; but an
+    expected argument that is missing and that the schema also requires keeps that fact
+    (its message), so that reports can call it required rather than only expected.
     """
     if not validated:
         return compared
+    required = {m.path for m in validated if m.required_by_schema}
+    if required:
+        compared = [
+            m.model_copy(update={"message": REQUIRED_BY_SCHEMA})
+            if m.reason == "missing" and m.path in required and not m.message
+            else m
+            for m in compared
+        ]
     seen = {m.path for m in compared}
     return compared + [m for m in validated if m.path not in seen]

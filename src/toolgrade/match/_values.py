@@ -17,13 +17,21 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from toolgrade._json import JsonObject, JsonValue
-from toolgrade.match._coerce import child_schema, coerce_value, is_exact, is_path, normalise_path
+from toolgrade.match._coerce import (
+    child_schema,
+    coerce_value,
+    is_exact,
+    is_path,
+    normalise_path,
+    trim_rule,
+)
 from toolgrade.match._evaluate import accepts_absent, evaluate
 from toolgrade.match._matchers import parse_matcher
 
 __all__ = [
     "DEEP_EQUALITY",
     "SEMANTIC",
+    "REQUIRED_BY_SCHEMA",
     "MatchOptions",
     "Mismatch",
     "MismatchReason",
@@ -33,6 +41,10 @@ __all__ = [
 ]
 
 MismatchReason = Literal["missing", "unexpected", "type", "value", "schema"]
+
+REQUIRED_BY_SCHEMA = "required by the tool schema"
+"""The message of a `missing` difference for an argument the tool's schema requires
+(a profile may prefix it: `BFCL missing_required: required by the tool schema`)."""
 
 
 class Mismatch(BaseModel):
@@ -53,8 +65,37 @@ class Mismatch(BaseModel):
     call: int | None = None
     """In a judged case: the index of the expected call this difference belongs to."""
 
+    @property
+    def required_by_schema(self) -> bool:
+        """A `missing` argument the tool's schema requires (not only the expectation)."""
+        return self.reason == "missing" and (
+            self.message == REQUIRED_BY_SCHEMA or self.message.endswith(": " + REQUIRED_BY_SCHEMA)
+        )
+
+    @property
+    def values_known(self) -> bool:
+        """False when the difference carries no values, only its message (BFCL's)."""
+        return self.expected is not None or self.actual is not None or not self.message
+
     def describe(self) -> str:
-        """Render the difference in one line, e.g. `$.q: expected "a", got "b"`."""
+        """Render the difference in one line, e.g. `$.q: expected "a", got "b"`.
+
+        A difference without values (`values_known` is False) is told by its message:
+        `$.city: BFCL value_error:string: Invalid value ...`.
+
+        Examples:
+            >>> Mismatch(path="$.q", reason="value", expected="a", actual="b").describe()
+            '$.q: expected "a", got "b"'
+            >>> Mismatch(path="$.p", reason="missing", message=REQUIRED_BY_SCHEMA).describe()
+            '$.p: missing [required by the tool schema]'
+        """
+        if not self.values_known:
+            label = _VALUELESS_LABELS.get(self.reason)
+            return (
+                f"{self.path}: {label} [{self.message}]"
+                if label
+                else f"{self.path}: {self.message}"
+            )
         if self.reason == "missing":
             text = f"{self.path}: missing (expected {_show(self.expected)})"
         elif self.reason == "unexpected":
@@ -62,6 +103,9 @@ class Mismatch(BaseModel):
         else:
             text = f"{self.path}: expected {_show(self.expected)}, got {_show(self.actual)}"
         return f"{text} [{self.message}]" if self.message else text
+
+
+_VALUELESS_LABELS = {"missing": "missing", "unexpected": "unexpected argument"}
 
 
 def _show(value: JsonValue) -> str:
@@ -80,6 +124,10 @@ class MatchOptions:
     compare `enum` values exactly and accept an omitted argument equal to its default."""
     matchers: bool = False
     """Read `$`-objects in expected values as matchers (`$regex`, `$any_of`, ...)."""
+    trim: bool = True
+    """Semantic comparison: ignore the surrounding whitespace of strings whose schema
+    does not decide (`x-toolgrade-trim`, `contentMediaType`; docs/matching.md). A suite
+    sets it with `defaults.trim_strings`."""
 
 
 DEEP_EQUALITY = MatchOptions(strict=True)
@@ -254,12 +302,14 @@ class _Walker:
             self.add(path, "value", expected=expected, actual=actual)
 
     def text(self, value: str, schema: JsonObject | None, name: str | None) -> str:
-        """A string as compared semantically: trimmed, and normalised when it is a path."""
+        """A string as compared semantically: a normalised path, else trimmed or kept."""
         if is_exact(schema):
             return value
         if is_path(schema, name):
             return normalise_path(value)
-        return value.strip()
+        rule = trim_rule(schema)
+        trim = self.options.trim if rule is None else rule
+        return value.strip() if trim else value
 
     def array(
         self,

@@ -10,7 +10,7 @@ from toolgrade.calls import ToolCall
 from toolgrade.match import Mismatch
 from toolgrade.results import CaseResult, Status
 
-__all__ = ["argument_name", "describe_failure"]
+__all__ = ["argument_name", "describe_failure", "mismatch_sentence"]
 
 _VALUE_CHARS = 40
 
@@ -26,8 +26,9 @@ def describe_failure(result: CaseResult) -> str:
 
     Returns:
         A short sentence, e.g. `Expected search, got read_file`,
-        `Missing required arg 'pattern'`, `No tool call made`, or `Correct` for a
-        case that passed.
+        `Missing required arg 'pattern'` (the tool's schema requires it),
+        `Missing expected argument 'paths'` (only the expectation names it),
+        `No tool call made`, or `Correct` for a case that passed.
 
     Examples:
         >>> from toolgrade import CaseResult, ToolCall
@@ -118,22 +119,40 @@ def _extra(result: CaseResult) -> str:
 def _wrong_args(result: CaseResult) -> str:
     if not result.details:
         return "Wrong arguments"
-    text = _mismatch_sentence(result.details[0])
+    text = mismatch_sentence(result.details[0])
     more = len(result.details) - 1
     return f"{text} (+{more} more)" if more else text
 
 
-def _mismatch_sentence(mismatch: Mismatch) -> str:
+def mismatch_sentence(mismatch: Mismatch) -> str:
+    """Say what one argument difference is, as a sentence.
+
+    A missing argument is "required" only when the tool's schema requires it; one that
+    only the expectation names is "expected". A difference that carries no values (the
+    `bfcl` profile's) is told by its message rather than as `expected null, got null`.
+
+    Examples:
+        >>> mismatch_sentence(Mismatch(path="$.paths", reason="missing", expected=["a"]))
+        "Missing expected argument 'paths'"
+        >>> mismatch_sentence(Mismatch(path="$.n", reason="unexpected", actual=1))
+        "Unexpected arg 'n'"
+    """
     name = argument_name(mismatch.path)
     if mismatch.reason == "missing":
-        return f"Missing required arg '{name}'"
+        if mismatch.required_by_schema:
+            return f"Missing required arg '{name}'"
+        text = f"Missing expected argument '{name}'"
+        return f"{text} ({mismatch.message})" if mismatch.message else text
     if mismatch.reason == "unexpected":
-        return f"Unexpected arg '{name}'"
+        text = f"Unexpected arg '{name}'"
+        return text if mismatch.values_known else f"{text} ({mismatch.message})"
     if mismatch.reason == "schema":
         return f"Arg '{name}' violates the schema" + (
             f": {mismatch.message}" if mismatch.message else ""
         )
     kind = "type" if mismatch.reason == "type" else "value"
+    if not mismatch.values_known:
+        return f"Wrong {kind} for '{name}': {mismatch.message}"
     return (
         f"Wrong {kind} for '{name}': expected {_short(mismatch.expected)}, "
         f"got {_short(mismatch.actual)}"

@@ -201,6 +201,9 @@ class SuiteDefaults(BaseModel):
     """Default call order rule."""
     rubric: Rubric = "partial"
     """Default rubric."""
+    trim_strings: bool = True
+    """Ignore the surrounding whitespace of string arguments whose schema does not say
+    otherwise (`x-toolgrade-trim`, `contentMediaType`; see docs/matching.md)."""
 
 
 class Suite(BaseModel):
@@ -268,9 +271,15 @@ class Suite(BaseModel):
     def _dump(self, *, exclude_none: bool) -> JsonObject:
         # A case without tool definitions dumps as before the field existed, so that
         # the hashes of existing suites stay the same.
+        # Likewise a suite that keeps the default string trimming.
+        exclude: dict[str, Any] = {}
         bare = {i: {"tool_definitions"} for i, c in enumerate(self.cases) if not c.tool_definitions}
+        if bare:
+            exclude["cases"] = bare
+        if self.defaults.trim_strings:
+            exclude["defaults"] = {"trim_strings"}
         data: JsonObject = self.model_dump(
-            mode="json", exclude_none=exclude_none, exclude={"cases": bare} if bare else None
+            mode="json", exclude_none=exclude_none, exclude=exclude or None
         )
         return data
 

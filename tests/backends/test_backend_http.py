@@ -182,8 +182,8 @@ def test_ollama_native_call_and_options() -> None:
         reply = _complete("ollama/qwen3:8b", settings, _request("read"))
         body = server.requests[0]
     assert reply.raw["tool_calls"][0]["function"]["arguments"] == {"path": "README.md"}
-    assert body["options"] == {"temperature": 0.5, "seed": 3, "num_ctx": 8192}
-    assert body["stream"] is False
+    assert body["options"] == {"temperature": 0.5, "seed": 3, "num_predict": 1024, "num_ctx": 8192}
+    assert body["stream"] is True  # the scripted server answers with one JSON document anyway
     assert body["tools"][0]["function"]["name"] == "read_file"
 
 

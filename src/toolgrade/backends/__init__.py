@@ -11,6 +11,7 @@ from toolgrade.backends._registry import (
 )
 from toolgrade.backends._replay import ReplayRecord
 from toolgrade.backends._types import (
+    DEFAULT_MAX_TOKENS,
     Backend,
     BackendSettings,
     ChatReply,
@@ -22,6 +23,7 @@ from toolgrade.backends._types import (
 from toolgrade.backends._wire import NameMap, safe_tool_name, tools_system_prompt
 
 __all__ = [
+    "DEFAULT_MAX_TOKENS",
     "Backend",
     "BackendFactory",
     "BackendSettings",

@@ -3,51 +3,25 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
 
-from toolgrade._json import JsonObject
+from toolgrade.backends._probes import (
+    PROBE_TOOL,
+    Check,
+    listing_check,
+    probe,
+    server_kind,
+    slots_check,
+    stream_check,
+)
 from toolgrade.backends._registry import create_backend
-from toolgrade.backends._types import Backend, BackendSettings, ChatRequest, Mode, extractable
-from toolgrade.errors import BackendError, BackendHTTPError, BackendUnreachable
-from toolgrade.extract import extract_calls, list_formats
-from toolgrade.suite import ToolSpec
+from toolgrade.backends._types import BackendSettings, Mode, ServerInfo
+from toolgrade.errors import BackendError, BackendUnreachable
 
-__all__ = ["Check", "Diagnosis", "PROBE_TOOL", "adiagnose_backend", "diagnose_backend"]
+__all__ = ["PROBE_TOOL", "Check", "Diagnosis", "adiagnose_backend", "diagnose_backend"]
 
-PROBE_TOOL = ToolSpec(
-    name="get_weather",
-    description="Get the current weather for a city.",
-    parameters={
-        "type": "object",
-        "properties": {"city": {"type": "string", "description": "City name, e.g. Paris"}},
-        "required": ["city"],
-    },
-)
-_PROBE_MESSAGES: tuple[JsonObject, ...] = (
-    {"role": "system", "content": "You are a helpful assistant that uses tools when useful."},
-    {"role": "user", "content": "What is the weather in Paris right now? Use the tool."},
-)
-_HINTS = {
-    "vllm": "start vLLM with --enable-auto-tool-choice --tool-call-parser <parser>",
-    "llamacpp": "start llama-server with --jinja",
-    "sglang": "start SGLang with --tool-call-parser <parser>",
-    "ollama": "use a model whose template supports tools (ollama show MODEL)",
-}
-
-Outcome = Literal["ok", "warn", "fail", "skip"]
-
-
-@dataclass(frozen=True, slots=True)
-class Check:
-    """One line of the diagnosis."""
-
-    name: str
-    """What was checked."""
-    outcome: Outcome
-    """`ok`, `warn`, `fail` or `skip`."""
-    detail: str
-    """What was found, and what to do about it."""
+_MODES: tuple[Mode, ...] = ("native", "prompt")
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +31,7 @@ class Diagnosis:
     model: str
     """The model specification checked."""
     checks: tuple[Check, ...]
-    """In order: reachability, model listing, native probe, prompt probe."""
+    """In order: reachability, model listing, server slots (when it says), the probes."""
 
     @property
     def exit_code(self) -> int:
@@ -69,45 +43,42 @@ class Diagnosis:
             return 0
         return 1
 
+    @property
+    def verdict(self) -> str:
+        """One line for people: never "ready" when a check failed.
 
-async def _probe(backend: Backend, mode: Mode) -> Check:
-    name = f"{mode} tool-call probe"
-    request = ChatRequest(case_id="doctor-probe", messages=_PROBE_MESSAGES, tools=(PROBE_TOOL,))
-    try:
-        reply = await backend.complete(request)
-    except BackendHTTPError as exc:
-        fix = "try --mode prompt" if mode == "native" else "check the server log"
-        return Check(name, "fail", f"the server refused the request: {exc.message}; {fix}")
-    except BackendError as exc:
-        return Check(name, "fail", f"request failed: {exc.message}")
-    if reply.error is not None:
-        return Check(name, "fail", reply.error)
-    found = extract_calls(extractable(reply.raw), tools=[PROBE_TOOL])
-    called = [c for c in found.calls if c.name == PROBE_TOOL.name]
-    structured = {f.name for f in list_formats() if f.stage == "structured"}
-    if called and (mode == "prompt" or found.format in structured):
-        return Check(
-            name, "ok", f"called {PROBE_TOOL.name}({called[0].arguments}) [{found.format}]"
-        )
-    if called:
-        hint = _HINTS.get(backend.provider, "enable the server's tool-call parser")
-        return Check(
-            name,
-            "warn",
-            f"the call came back as text ({found.format}), not as structured tool_calls:"
-            f" toolgrade extracts it anyway; for structured calls {hint}",
-        )
-    text = str(reply.raw)[:120].replace("\n", " ")
-    why = f"; extraction problems: {found.errors[0].message}" if found.errors else ""
-    return Check(name, "fail", f"no tool call in the answer{why}: {text!r}")
+        Examples:
+            >>> Diagnosis("m", (Check("native tool-call probe", "ok", ""),)).verdict
+            'ready to run'
+        """
+        code = self.exit_code
+        if code == 3:
+            return "server unreachable"
+        if code == 1:
+            return "no tool call came back"
+        failed = [c.name for c in self.checks if c.outcome == "fail"]
+        if not failed:
+            return "ready to run"
+        if failed == ["native tool-call probe"]:
+            return "native tool calls fail: run with --mode prompt, or fix the FAIL line above"
+        return "a probe called the tool, but fix the FAIL lines above before a run"
 
 
-async def adiagnose_backend(spec: str, *, settings: BackendSettings | None = None) -> Diagnosis:
+async def adiagnose_backend(
+    spec: str,
+    *,
+    settings: BackendSettings | None = None,
+    modes: Sequence[Mode] | None = None,
+) -> Diagnosis:
     """Check a model server step by step (async core of `diagnose_backend`).
 
     Args:
         spec: the model specification, e.g. `ollama/qwen3:8b`.
-        settings: request settings (base URL, timeout, ...).
+        settings: request settings, as a run would send them (base URL, timeout,
+            `options`, `max_tokens`, `stream`, ...); their `mode` is ignored.
+        modes: the probes to make (default: native, then prompt). The first mode's
+            probe is also asked with streaming switched the other way, to check the
+            two answers agree.
 
     Returns:
         The checks made; later ones are skipped when the server is unreachable.
@@ -130,37 +101,49 @@ async def adiagnose_backend(spec: str, *, settings: BackendSettings | None = Non
             return Diagnosis(spec, (Check("server reachable", "fail", f"{exc}: {fix}"),))
         except BackendError as exc:
             return Diagnosis(spec, (Check("server reachable", "fail", str(exc)),))
-        checks.append(Check("server reachable", "ok", info.url or "in-process"))
-        checks.append(_listing(backend, info.models))
+        kind = server_kind(backend, info)
+        checks.append(Check("server reachable", "ok", _where(info, kind)))
+        checks.append(listing_check(backend, info, kind))
+        slots = slots_check(info, kind)
+        if slots is not None:
+            checks.append(slots)
         if backend.provider == "replay":
             return Diagnosis(spec, tuple(checks))
-        for mode in ("native", "prompt"):
-            probe_backend = create_backend(spec, replace(settings, mode=mode))
-            try:
-                checks.append(await _probe(probe_backend, mode))
-            finally:
-                await probe_backend.aclose()
+        checks.extend(await _probes(spec, settings, modes=modes or _MODES, kind=kind))
     finally:
         await backend.aclose()
     return Diagnosis(spec, tuple(checks))
 
 
-def _listing(backend: Backend, models: tuple[str, ...] | None) -> Check:
-    if models is None:
-        return Check("model listed", "skip", "the server does not list its models")
-    wanted = backend.model
-    if wanted in models or f"{wanted}:latest" in models:
-        return Check("model listed", "ok", wanted)
-    shown = ", ".join(models[:8]) or "none"
-    fix = f"; pull it: ollama pull {wanted}" if backend.provider == "ollama" else ""
-    return Check("model listed", "fail", f"{wanted!r} is not served (available: {shown}){fix}")
+async def _probes(
+    spec: str, settings: BackendSettings, *, modes: Sequence[Mode], kind: str
+) -> list[Check]:
+    checks: list[Check] = []
+    for i, mode in enumerate(modes):
+        mode_settings = replace(settings, mode=mode)
+        probe_backend = create_backend(spec, mode_settings)
+        try:
+            check, reply = await probe(probe_backend, mode, kind=kind, settings=mode_settings)
+        finally:
+            await probe_backend.aclose()
+        checks.append(check)
+        if i == 0 and reply is not None and probe_backend.provider != "python":
+            checks.append(await stream_check(spec, mode_settings, mode=mode, first=reply))
+    return checks
 
 
-def diagnose_backend(spec: str, *, settings: BackendSettings | None = None) -> Diagnosis:
-    """Check a model server: reachable, model listed, native and prompt tool-call probes.
+def _where(info: ServerInfo, kind: str) -> str:
+    where = info.url or "in-process"
+    return f"{where} ({kind})" if info.identity.get("server") else where
+
+
+def diagnose_backend(
+    spec: str, *, settings: BackendSettings | None = None, modes: Sequence[Mode] | None = None
+) -> Diagnosis:
+    """Check a model server: reachable, model listed, slots, tool-call probes, streaming.
 
     Examples:
         >>> diagnose_backend("ollama/qwen3:8b").exit_code  # doctest: +SKIP
         0
     """
-    return asyncio.run(adiagnose_backend(spec, settings=settings))
+    return asyncio.run(adiagnose_backend(spec, settings=settings, modes=modes))

@@ -3,31 +3,45 @@
 httpx errors are translated here, at the boundary, into toolgrade's `BackendError`
 tree: a refused connection becomes `BackendUnreachable`, a slow server
 `BackendTimeout`, an error status `BackendHTTPError`.
+
+Every request goes through `client.stream(...)`, so bodies are read with a size cap
+(`_stream.py`) and a streamed answer can be fed line by line to a `LineSink`.
+Retries happen only before the answer starts: on connection errors, on a connection
+dropped before a complete non-streamed body, and on 429 and 5xx statuses. Once a
+stream has started, a failure is reported and never retried (the server may already
+have spent minutes generating).
 """
 
 from __future__ import annotations
 
 import asyncio
 import email.utils
-import json
 import logging
 import random
 import ssl
-from collections.abc import Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from contextlib import aclosing
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import cast
 
 import httpx
 
 from toolgrade._json import JsonObject, JsonValue
+from toolgrade.backends._stream import (
+    ERROR_BODY_BYTES,
+    LineSink,
+    decode_json,
+    is_stream,
+    pump_lines,
+    read_body,
+)
 from toolgrade.errors import BackendError, BackendHTTPError, BackendTimeout, BackendUnreachable
 
-__all__ = ["JsonHttp", "RetryPolicy", "parse_retry_after"]
+__all__ = ["Answer", "JsonHttp", "RetryPolicy", "parse_retry_after"]
 
 logger = logging.getLogger(__name__)
 
-MAX_RESPONSE_BYTES = 16 * 1024 * 1024
-"""Responses larger than this are refused: model output is untrusted."""
 _RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 _DROPPED = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
 
@@ -81,8 +95,20 @@ def parse_retry_after(value: str | None, *, now: datetime | None = None) -> floa
     return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A successful answer: its JSON document, or None when it was streamed to a sink."""
+
+    value: JsonValue
+    """The whole JSON body (None when `streamed`)."""
+    headers: httpx.Headers
+    """The response headers (`server`, `content-type`, ...)."""
+    streamed: bool = False
+    """True when the body was a stream fed line by line to the sink."""
+
+
 class JsonHttp:
-    """A lazily created `httpx.AsyncClient` that speaks JSON and retries."""
+    """Lazily created `httpx.AsyncClient`s that speak JSON (or streams) and retry."""
 
     def __init__(
         self,
@@ -131,50 +157,93 @@ class JsonHttp:
         return await self._idle.get()
 
     def url(self, path: str) -> str:
-        """The absolute URL of a path under the base URL."""
+        """The absolute URL of a path under the base URL (an absolute URL stays as is)."""
+        if "://" in path:
+            return path
         return f"{self.base_url}/{path.lstrip('/')}"
 
     async def get(self, path: str, *, retries: bool = True) -> JsonValue:
         """GET a JSON document."""
-        return await self._request("GET", path, None, retries=retries)
+        return (await self._request("GET", path, None, retries=retries, sink=None)).value
+
+    async def get_answer(self, path: str, *, retries: bool = True) -> Answer:
+        """GET a JSON document, with the response headers."""
+        return await self._request("GET", path, None, retries=retries, sink=None)
 
     async def post(self, path: str, payload: JsonObject, *, retries: bool = True) -> JsonValue:
         """POST a JSON object and return the JSON answer."""
-        return await self._request("POST", path, payload, retries=retries)
+        return (await self._request("POST", path, payload, retries=retries, sink=None)).value
+
+    async def post_stream(
+        self, path: str, payload: JsonObject, sink: LineSink, *, retries: bool = True
+    ) -> Answer:
+        """POST a JSON object; feed a streamed answer to `sink` line by line.
+
+        A server that ignores `stream: true` and sends one JSON document is fine: the
+        document comes back in `Answer.value` and the sink is not used.
+
+        Raises:
+            BackendTimeout: the stream went on past the timeout, or stalled.
+            BackendError: the stream broke, grew past the cap or reported an error
+                (not retried once the stream has started).
+        """
+        return await self._request("POST", path, payload, retries=retries, sink=sink)
 
     async def _request(
-        self, method: str, path: str, payload: JsonObject | None, *, retries: bool
-    ) -> JsonValue:
+        self,
+        method: str,
+        path: str,
+        payload: JsonObject | None,
+        *,
+        retries: bool,
+        sink: LineSink | None,
+    ) -> Answer:
         url = self.url(path)
         limit = self._retry.max_retries if retries else 0
         attempt = 0
         while True:
             try:
-                response = await self._send(method, path, payload, url=url)
+                return await self._send(method, path, payload, url=url, sink=sink)
             except (BackendUnreachable, _Dropped) as exc:
                 if attempt >= limit:
                     raise exc.final() if isinstance(exc, _Dropped) else exc from None
                 wait = self._retry.delay(attempt, self._rng, retry_after=None)
                 logger.info("%s: %s; retry %d in %.2fs", url, exc, attempt + 1, wait)
-            else:
-                if response.status_code < 400:
-                    return _decode(response, url)
-                if response.status_code not in _RETRY_STATUSES or attempt >= limit:
-                    raise _http_error(response, url)
-                after = parse_retry_after(response.headers.get("retry-after"))
-                wait = self._retry.delay(attempt, self._rng, retry_after=after)
+            except _Refused as exc:
+                if exc.status_code not in _RETRY_STATUSES or attempt >= limit:
+                    raise exc.final() from None
+                wait = self._retry.delay(attempt, self._rng, retry_after=exc.retry_after)
                 logger.info(
-                    "%s: HTTP %d; retry %d in %.2fs", url, response.status_code, attempt + 1, wait
+                    "%s: HTTP %d; retry %d in %.2fs", url, exc.status_code, attempt + 1, wait
                 )
             attempt += 1
             await asyncio.sleep(wait)
 
     async def _send(
-        self, method: str, path: str, payload: JsonObject | None, *, url: str
-    ) -> httpx.Response:
+        self, method: str, path: str, payload: JsonObject | None, *, url: str, sink: LineSink | None
+    ) -> Answer:
         client = await self._acquire()
         try:
-            return await client.request(method, path.lstrip("/"), json=payload)
+            # Leaving this block before the end of the body (cancellation, timeout, cap)
+            # closes the connection, and the server stops generating.
+            async with (
+                client.stream(method, path.lstrip("/"), json=payload) as response,
+                aclosing(_generator(response)) as chunks,
+            ):
+                if response.status_code >= 400:
+                    body = await read_body(chunks, url=url, limit=ERROR_BODY_BYTES, truncate=True)
+                    raise _Refused(response, body, url)
+                if sink is not None and is_stream(response.headers):
+                    await pump_lines(chunks, sink, url=url, timeout=self._timeout)
+                    return Answer(None, response.headers, streamed=True)
+                first = await anext(chunks, b"")
+                if sink is not None and first.lstrip().startswith(b"data:"):
+                    # A server streaming SSE under a JSON content type.
+                    rest = _prepend(first, chunks)
+                    await pump_lines(rest, sink, url=url, timeout=self._timeout)
+                    return Answer(None, response.headers, streamed=True)
+                body = await read_body(_prepend(first, chunks), url=url, truncate=False)
+                return Answer(decode_json(body, url), response.headers)
         except httpx.TimeoutException as exc:
             raise BackendTimeout(f"no answer within {self._timeout:g} s", url=url) from exc
         except httpx.ConnectError as exc:
@@ -196,6 +265,18 @@ class JsonHttp:
             await client.aclose()
 
 
+def _generator(response: httpx.Response) -> AsyncGenerator[bytes, None]:
+    # `aiter_bytes` is an async generator; typed as an iterator, it lacks `aclose`.
+    return cast(AsyncGenerator[bytes, None], response.aiter_bytes())
+
+
+async def _prepend(first: bytes, rest: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    if first:
+        yield first
+    async for chunk in rest:
+        yield chunk
+
+
 class _Dropped(Exception):
     """The server closed the connection without a complete answer (retried)."""
 
@@ -208,27 +289,21 @@ class _Dropped(Exception):
         return BackendError(f"connection dropped by the server: {self.reason}", url=self.url)
 
 
+class _Refused(Exception):
+    """An error status (retried when 429 or 5xx)."""
+
+    def __init__(self, response: httpx.Response, body: bytes, url: str) -> None:
+        self.status_code = response.status_code
+        self.retry_after = parse_retry_after(response.headers.get("retry-after"))
+        snippet = body[:300].decode("utf-8", "replace").strip().replace("\n", " ")
+        self.message = f"HTTP {self.status_code}: {snippet or response.reason_phrase}"
+        self.url = url
+        super().__init__(self.message)
+
+    def final(self) -> BackendHTTPError:
+        return BackendHTTPError(self.message, url=self.url, status_code=self.status_code)
+
+
 def _reason(exc: BaseException) -> str:
     text = str(exc).strip()
     return text or type(exc).__name__
-
-
-def _decode(response: httpx.Response, url: str) -> JsonValue:
-    body = response.content
-    if len(body) > MAX_RESPONSE_BYTES:
-        raise BackendError(f"response larger than {MAX_RESPONSE_BYTES} bytes", url=url)
-    try:
-        value: JsonValue = json.loads(body)
-    except (ValueError, RecursionError) as exc:
-        snippet = body[:80].decode("utf-8", "replace")
-        raise BackendError(f"server sent malformed JSON ({exc}): {snippet!r}", url=url) from None
-    return value
-
-
-def _http_error(response: httpx.Response, url: str) -> BackendHTTPError:
-    snippet = response.text[:300].strip().replace("\n", " ")
-    return BackendHTTPError(
-        f"HTTP {response.status_code}: {snippet or response.reason_phrase}",
-        url=url,
-        status_code=response.status_code,
-    )

@@ -6,6 +6,7 @@ import os
 import time
 
 from toolgrade._json import JsonObject, JsonValue
+from toolgrade.backends._assemble import OllamaStream
 from toolgrade.backends._http import JsonHttp, RetryPolicy
 from toolgrade.backends._types import BackendSettings, ChatReply, ChatRequest, ServerInfo
 from toolgrade.backends._wire import ollama_messages
@@ -30,7 +31,11 @@ def ollama_url(base_url: str | None) -> str:
 
 
 class OllamaBackend:
-    """A model served by Ollama; `options` go to Ollama's `options` (num_ctx, ...)."""
+    """A model served by Ollama; `options` go to Ollama's `options` (num_ctx, ...).
+
+    Ollama's API does not say how many requests it serves at once
+    (`OLLAMA_NUM_PARALLEL`), so `ServerInfo.parallel` stays None.
+    """
 
     provider = "ollama"
     safe_names = True
@@ -81,18 +86,20 @@ class OllamaBackend:
         return ServerInfo(url=self._http.url("api/tags"), models=models, identity=identity)
 
     def request_body(self, request: ChatRequest) -> JsonObject:
-        """The JSON body sent for a request."""
+        """The JSON body sent for a request (`stream` goes at the top, not in `options`)."""
         prompt_mode = self._settings.mode == "prompt"
         options: JsonObject = {"temperature": self._settings.temperature}
         if self._settings.seed is not None:
             options["seed"] = self._settings.seed
-        options.update(self._settings.options)
+        if self._settings.max_tokens is not None:
+            options["num_predict"] = self._settings.max_tokens
+        options.update((k, v) for k, v in self._settings.options.items() if k != "stream")
         body: JsonObject = {
             "model": self.model,
             "messages": list(
                 ollama_messages(request.messages, tools=request.tools, prompt_mode=prompt_mode)
             ),
-            "stream": False,
+            "stream": self._settings.streams(),
             "options": options,
         }
         if request.tools and not prompt_mode:
@@ -100,17 +107,39 @@ class OllamaBackend:
         return body
 
     async def complete(self, request: ChatRequest) -> ChatReply:
-        """POST `/api/chat` (not streamed); return the assistant message."""
+        """POST `/api/chat` (streamed by default); return the assistant message."""
         started = time.perf_counter()
-        data = await self._http.post("api/chat", self.request_body(request))
+        body = self.request_body(request)
+        url = self._http.url("api/chat")
+        if body["stream"] is True:
+            sink = OllamaStream(url)
+            answer = await self._http.post_stream("api/chat", body, sink)
+            if answer.streamed:
+                first = sink.first_token_at
+                return ChatReply(
+                    raw=sink.message(),
+                    latency_ms=(time.perf_counter() - started) * 1000.0,
+                    identity=sink.identity,
+                    ttft_ms=None if first is None else (first - started) * 1000.0,
+                    finish_reason=sink.finish_reason,
+                )
+            data = answer.value  # one JSON document: the server did not stream
+        else:
+            data = await self._http.post("api/chat", body)
         latency = (time.perf_counter() - started) * 1000.0
         message: JsonValue = data.get("message") if isinstance(data, dict) else None
-        if not isinstance(message, dict):
-            raise BackendError("response has no message", url=self._http.url("api/chat"))
+        if not isinstance(data, dict) or not isinstance(message, dict):
+            raise BackendError("response has no message", url=url)
         identity: JsonObject = {}
-        if isinstance(data, dict) and isinstance(data.get("model"), str):
+        if isinstance(data.get("model"), str):
             identity["model"] = data["model"]
-        return ChatReply(raw=message, latency_ms=latency, identity=identity)
+        reason = data.get("done_reason")
+        return ChatReply(
+            raw=message,
+            latency_ms=latency,
+            identity=identity,
+            finish_reason=reason if isinstance(reason, str) and reason else None,
+        )
 
     async def aclose(self) -> None:
         """Close connections."""

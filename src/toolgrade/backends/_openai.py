@@ -11,7 +11,9 @@ import os
 import time
 
 from toolgrade._json import JsonObject, JsonValue
+from toolgrade.backends._assemble import OpenAIStream
 from toolgrade.backends._http import JsonHttp, RetryPolicy
+from toolgrade.backends._servers import detect_server, server_slots
 from toolgrade.backends._types import BackendSettings, ChatReply, ChatRequest, ServerInfo
 from toolgrade.backends._wire import openai_messages
 from toolgrade.errors import BackendError, BackendTimeout, BackendUnreachable
@@ -26,6 +28,7 @@ DEFAULT_URLS: dict[str, str] = {
     "sglang": "http://localhost:30000/v1",
 }
 """Each provider's usual URL; `openai/` prefers `OPENAI_BASE_URL` when it is set."""
+_TOKEN_CAPS = frozenset({"max_tokens", "max_completion_tokens"})
 
 
 class OpenAIBackend:
@@ -59,21 +62,34 @@ class OpenAIBackend:
         return {**self._settings.to_dict(), "base_url": self.base_url, "provider": self.provider}
 
     async def server_info(self) -> ServerInfo:
-        """List the served models (`GET /models`); a server without that route still passes."""
+        """List the served models (`GET /models`) and say which server this is.
+
+        A server without that route still passes. llama-server and llama-cpp-python
+        are recognised (`identity["server"]`), and how many requests they answer at
+        once is read from llama-server's `/props` (`ServerInfo.parallel`).
+        """
         models: tuple[str, ...] | None = None
         try:
-            listing = await self._http.get("models", retries=False)
+            answer = await self._http.get_answer("models", retries=False)
         except (BackendUnreachable, BackendTimeout):
             raise
         except BackendError:
-            listing = None  # not every server lists its models; that says nothing bad
+            answer = None  # not every server lists its models; that says nothing bad
+        listing = answer.value if answer is not None else None
         entries = listing.get("data") if isinstance(listing, dict) else None
         if isinstance(entries, list):
             models = tuple(str(m["id"]) for m in entries if isinstance(m, dict) and "id" in m)
         identity: JsonObject = {"base_url": self.base_url}
         if models is not None:
             identity["model_listed"] = self.model in models
-        return ServerInfo(url=self._http.url("models"), models=models, identity=identity)
+        kind = detect_server(listing, answer.headers if answer is not None else {})
+        parallel: int | None = None
+        if kind is not None:
+            identity["server"] = kind
+            parallel = await server_slots(self._http, kind, identity)
+        return ServerInfo(
+            url=self._http.url("models"), models=models, identity=identity, parallel=parallel
+        )
 
     def request_body(self, request: ChatRequest) -> JsonObject:
         """The JSON body sent for a request (public for tests and `doctor`)."""
@@ -84,43 +100,68 @@ class OpenAIBackend:
                 openai_messages(request.messages, tools=request.tools, prompt_mode=prompt_mode)
             ),
             "temperature": self._settings.temperature,
-            "stream": False,
+            "stream": self._settings.streams(),
         }
         if self._settings.seed is not None:
             body["seed"] = self._settings.seed
+        options = self._settings.options
+        if self._settings.max_tokens is not None and not _TOKEN_CAPS & options.keys():
+            body["max_tokens"] = self._settings.max_tokens
         if request.tools and not prompt_mode:
             body["tools"] = [t.to_openai() for t in request.tools]
-        body.update(self._settings.options)
+        body.update(options)
         return body
 
     async def complete(self, request: ChatRequest) -> ChatReply:
-        """POST `/chat/completions`; return the first choice's message."""
+        """POST `/chat/completions` (streamed by default); return the first choice's message."""
         started = time.perf_counter()
-        data = await self._http.post("chat/completions", self.request_body(request))
+        body = self.request_body(request)
+        url = self._http.url("chat/completions")
+        if body["stream"] is True:
+            sink = OpenAIStream(url)
+            answer = await self._http.post_stream("chat/completions", body, sink)
+            if answer.streamed:
+                sink.finish()
+                streamed = sink.message()
+                first = sink.first_token_at
+                return ChatReply(
+                    raw=streamed,
+                    latency_ms=(time.perf_counter() - started) * 1000.0,
+                    identity=sink.identity,
+                    ttft_ms=None if first is None else (first - started) * 1000.0,
+                    finish_reason=sink.finish_reason,
+                )
+            data = answer.value  # the server ignored `stream: true`
+        else:
+            data = await self._http.post("chat/completions", body)
         latency = (time.perf_counter() - started) * 1000.0
-        message = _first_message(data)
-        if message is None:
-            raise BackendError(
-                "response has no choices[0].message", url=self._http.url("chat/completions")
-            )
+        choice = _first_choice(data)
+        message = choice.get("message") if choice is not None else None
+        if not isinstance(message, dict):
+            raise BackendError("response has no choices[0].message", url=url)
         identity: JsonObject = {}
         if isinstance(data, dict):
             for key in ("system_fingerprint", "model"):
                 value = data.get(key)
                 if isinstance(value, str) and value:
                     identity[key] = value
-        return ChatReply(raw=message, latency_ms=latency, identity=identity)
+        reason = choice.get("finish_reason") if choice is not None else None
+        return ChatReply(
+            raw=message,
+            latency_ms=latency,
+            identity=identity,
+            finish_reason=reason if isinstance(reason, str) and reason else None,
+        )
 
     async def aclose(self) -> None:
         """Close connections."""
         await self._http.aclose()
 
 
-def _first_message(data: JsonValue) -> JsonObject | None:
+def _first_choice(data: JsonValue) -> JsonObject | None:
     if not isinstance(data, dict):
         return None
     choices = data.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         return None
-    message = choices[0].get("message")
-    return message if isinstance(message, dict) else None
+    return choices[0]

@@ -8,9 +8,11 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
 from toolgrade._json import JsonObject, JsonValue
+from toolgrade.errors import ConfigError
 from toolgrade.suite import ToolSpec
 
 __all__ = [
+    "DEFAULT_MAX_TOKENS",
     "Backend",
     "BackendSettings",
     "ChatReply",
@@ -22,6 +24,10 @@ __all__ = [
 
 Mode = Literal["native", "prompt"]
 """`native`: tools go in the request; `prompt`: tools are described in the system prompt."""
+
+DEFAULT_MAX_TOKENS = 1024
+"""Default cap on one answer's tokens: a tool call needs far fewer, and a runaway answer
+must not hold the server for minutes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,9 +56,35 @@ class BackendSettings:
     connections: int = 8
     """Keep-alive connections to the server (the runner uses its concurrency)."""
     options: Mapping[str, JsonValue] = field(default_factory=dict)
-    """Extra request options, e.g. `num_ctx` for Ollama or `max_tokens` for OpenAI."""
+    """Extra request options, e.g. `num_ctx` for Ollama or `top_p` for OpenAI.
+
+    An option wins over the matching setting: `max_tokens` / `max_completion_tokens`
+    (OpenAI-compatible) or `num_predict` (Ollama) over `max_tokens`, `stream` over
+    `stream`."""
     api_key: str | None = field(default=None, repr=False)
     """API key; None reads the provider's variable. Never recorded."""
+    max_tokens: int | None = DEFAULT_MAX_TOKENS
+    """Cap on the tokens of one answer (`max_tokens`, Ollama `num_predict`); None sends none."""
+    stream: bool = True
+    """Stream answers, so that a timeout or Ctrl-C stops the server generating."""
+
+    def __post_init__(self) -> None:
+        if self.max_tokens is not None and self.max_tokens < 1:
+            raise ConfigError(f"max_tokens must be at least 1, got {self.max_tokens}")
+        if not isinstance(self.options.get("stream", False), bool):
+            raise ConfigError(
+                f"option stream must be true or false, got {self.options['stream']!r}"
+            )
+
+    def streams(self) -> bool:
+        """Whether answers are streamed: the `stream` option when given, else `stream`.
+
+        Examples:
+            >>> BackendSettings(options={"stream": False}).streams()
+            False
+        """
+        value = self.options.get("stream", self.stream)
+        return value if isinstance(value, bool) else self.stream
 
     def to_dict(self) -> JsonObject:
         """The settings to record with a run (without the API key)."""
@@ -63,6 +95,8 @@ class BackendSettings:
             "mode": self.mode,
             "timeout": self.timeout,
             "max_retries": self.max_retries,
+            "max_tokens": self.max_tokens,
+            "stream": self.streams(),
             "options": dict(self.options),
         }
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
 import toolgrade
+from toolgrade.backends import DEFAULT_MAX_TOKENS
+from toolgrade.cli._run import _key_values
 
 __all__ = ["doctor"]
 
@@ -19,15 +21,41 @@ def doctor(
         str | None, typer.Option(help="Server URL (default: the provider's).")
     ] = None,
     timeout: Annotated[float, typer.Option(min=0.001, help="Seconds allowed per request.")] = 60.0,
+    mode: Annotated[
+        Literal["native", "prompt"] | None,
+        typer.Option(help="Probe only this mode (default: native, then prompt)."),
+    ] = None,
+    option: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--option",
+            metavar="KEY=VALUE",
+            help="Request option, as for run, e.g. tool_choice=auto (repeatable; VALUE as JSON).",
+        ),
+    ] = None,
+    max_tokens: Annotated[
+        int, typer.Option(min=1, help="Cap on the tokens of one answer.")
+    ] = DEFAULT_MAX_TOKENS,
+    stream: Annotated[
+        bool, typer.Option(help="Stream answers (--no-stream for servers whose stream is broken).")
+    ] = True,
 ) -> None:
     """Check a model server: reachable, model listed, and whether a probe gets a tool call.
 
     Exit codes: 0 a probe called the tool, 1 no probe did, 3 server unreachable.
     """
-    settings = toolgrade.BackendSettings(base_url=base_url, timeout=timeout, max_retries=0)
-    diagnosis = toolgrade.diagnose_backend(model, settings=settings)
+    settings = toolgrade.BackendSettings(
+        base_url=base_url,
+        timeout=timeout,
+        max_retries=0,
+        options=_key_values(option or []),
+        max_tokens=max_tokens,
+        stream=stream,
+    )
+    diagnosis = toolgrade.diagnose_backend(
+        model, settings=settings, modes=None if mode is None else (mode,)
+    )
     for check in diagnosis.checks:
         typer.echo(f"[{_MARKS[check.outcome]}] {check.name}: {check.detail}")
-    verdict = {0: "ready to run", 1: "no tool call came back", 3: "server unreachable"}
-    typer.echo(f"{model}: {verdict[diagnosis.exit_code]}")
+    typer.echo(f"{model}: {diagnosis.verdict}")
     raise typer.Exit(diagnosis.exit_code)

@@ -8,6 +8,7 @@ from toolgrade._agent_check import assert_tool_calls
 from toolgrade._tools import call_tool, tool_definitions
 from toolgrade._version import __version__
 from toolgrade.backends import (
+    DEFAULT_MAX_TOKENS,
     Backend,
     BackendSettings,
     Diagnosis,
@@ -83,6 +84,7 @@ __all__ = [
     "ChatMessage",
     "Comparison",
     "ConfigError",
+    "DEFAULT_MAX_TOKENS",
     "Delta",
     "Diagnosis",
     "Extraction",

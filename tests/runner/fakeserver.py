@@ -3,7 +3,8 @@
 Behaviour is scripted per prompt (the last user message): each request with that
 prompt takes the next step of its script (the last step repeats). Steps can answer
 with structured tool calls or text, fail with a status (500, 429 + Retry-After), send
-a malformed body, drop the connection, or wait first.
+a malformed body, drop the connection, or wait first. `cold_start` makes the very
+first chat request wait, whatever its prompt (a local server's first prefill).
 
     script = {"read it": [Step(status=500), Step(calls=[{"name": "read_file", ...}])]}
     with FakeServer(script) as server:
@@ -13,6 +14,7 @@ a malformed body, drop the connection, or wait first.
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from collections import defaultdict
@@ -53,6 +55,8 @@ class FakeServer:
     max_in_flight: int = 0
     port: int = 0
     down: bool = False
+    cold_start: float = 0.0
+    posts: int = 0
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -74,7 +78,7 @@ class FakeServer:
 
     def __enter__(self) -> FakeServer:
         handler = type("Handler", (_Handler,), {"fake": self})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", self.port), handler)
+        self._httpd = _Server(("127.0.0.1", self.port), handler)
         self._httpd.daemon_threads = True
         threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
         return self
@@ -91,6 +95,11 @@ class FakeServer:
         self._httpd.server_close()
         self._httpd = None
 
+    def prompts(self) -> list[str]:
+        """The last user message of every chat request received, in order."""
+        with self._lock:
+            return [_last_user_text(body) for body in self.requests]
+
     def next_step(self, body: Mapping[str, Any]) -> Step:
         prompt = _last_user_text(body)
         with self._lock:
@@ -101,6 +110,15 @@ class FakeServer:
         if not steps:
             return self.default
         return steps[min(n, len(steps) - 1)]
+
+
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that gave up (a timed-out case) closed its end while a late answer
+        # was being written: expected, not worth a traceback on stderr.
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
 
 def _last_user_text(body: Mapping[str, Any]) -> str:
@@ -181,9 +199,13 @@ class _Handler(BaseHTTPRequestHandler):
             return
         step = self.fake.next_step(body)
         with self.fake._lock:
+            self.fake.posts += 1
+            first = self.fake.posts == 1
             self.fake.in_flight += 1
             self.fake.max_in_flight = max(self.fake.max_in_flight, self.fake.in_flight)
         try:
+            if first and self.fake.cold_start:
+                time.sleep(self.fake.cold_start)
             self._answer(step, body)
         finally:
             with self.fake._lock:

@@ -2,7 +2,8 @@
 
 In order: resolve the baseline (before saving, so that a tag the new run carries can
 not make the run its own baseline), save the run to the history, compare, print the
-text report, write the requested report files, and choose the exit code.
+text report and the summary line, warn when too many cases timed out, write the
+requested report files, and choose the exit code.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from toolgrade.compare import Comparison
 from toolgrade.errors import BaselineError, ConfigError, StoreError
 from toolgrade.report import REPORT_FORMATS
 from toolgrade.results import RunResult
+from toolgrade.runner import run_summary_line, timeout_warning
 
 __all__ = ["PostRunOptions", "after_run"]
 
@@ -82,6 +84,11 @@ def after_run(result: RunResult, options: PostRunOptions) -> int:
             toolgrade.render_report(result, "text", comparison=comparison, metrics=metrics),
             nl=False,
         )
+        typer.echo(f"\nSummary: {run_summary_line(result.results)}")
+    warning = timeout_warning(result)
+    if warning is not None:
+        # Even with --quiet: the accuracy above measures only the cases that finished.
+        typer.echo(f"warning: {warning}", err=True)
     for fmt in REPORT_FORMATS:
         if fmt in options.reports:
             path = toolgrade.write_report(

@@ -139,6 +139,30 @@ def run(
             rich_help_panel=_RUN,
         ),
     ] = None,
+    max_tokens: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Cap each answer at N tokens, so a runaway answer costs no timeout (0: no cap).",
+            rich_help_panel=_RUN,
+        ),
+    ] = toolgrade.DEFAULT_MAX_TOKENS,
+    no_stream: Annotated[
+        bool,
+        typer.Option(
+            "--no-stream",
+            help="Ask for whole answers instead of streamed ones (no time to first token).",
+            rich_help_panel=_RUN,
+        ),
+    ] = False,
+    no_warmup: Annotated[
+        bool,
+        typer.Option(
+            "--no-warmup",
+            help="Skip the untimed warm-up request sent to a server before the cases.",
+            rich_help_panel=_RUN,
+        ),
+    ] = False,
     resume: Annotated[
         str | None,
         typer.Option(
@@ -197,7 +221,10 @@ def run(
         mode=mode,
         base_url=base_url,
         max_retries=max_retries,
+        max_tokens=None if max_tokens == 0 else max_tokens,
+        stream=not no_stream,
         backend_options=_key_values(option or []),
+        warmup=not no_warmup,
         rubric=rubric,
         profile=profile,
         tags=tuple(label or ()),

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+import dataclasses
+from collections.abc import Coroutine, Sequence
 from pathlib import Path
 from typing import Any
 
+from toolgrade._json import JsonObject
 from toolgrade.backends import Backend, create_backend
 from toolgrade.errors import BackendUnreachable, ConfigError
 from toolgrade.judge import profiles
@@ -14,10 +16,13 @@ from toolgrade.results import CaseResult, RunResult
 from toolgrade.runner._case import CaseRunner
 from toolgrade.runner._core import Session, drive, manifest_for, new_header
 from toolgrade.runner._options import RunOptions
+from toolgrade.runner._prepare import WarmupBackend, get_ready
 from toolgrade.runner._progress import Progress, ProgressKind, make_progress
+from toolgrade.runner._sameness import resumable_suite
 from toolgrade.runner._signals import stop_on_signals
-from toolgrade.store._folder import RunFolder
-from toolgrade.suite import Suite
+from toolgrade.runner._warmup import WARMUP_LIMIT
+from toolgrade.store._folder import LogLevel, RunFolder
+from toolgrade.suite import Case, Suite
 
 __all__ = ["arun_suite", "aresume_run", "resume_run", "run_suite"]
 
@@ -32,6 +37,10 @@ async def arun_suite(
     run_id: str | None = None,
 ) -> RunResult:
     """Run every case of a suite against a model (async core of `run_suite`).
+
+    Before the cases, a server (not `replay/` or `python/`) gets one untimed warm-up
+    request unless `options.warmup` is False, and the concurrency is lowered to the
+    requests the server answers at once when it says (`ServerInfo.parallel`).
 
     Args:
         suite: the suite, already narrowed to the selected cases.
@@ -52,17 +61,44 @@ async def arun_suite(
     """
     options = options or RunOptions()
     _check_profile(options.profile)
+    stop = stop or asyncio.Event()
+    shown = make_progress(progress)
     backend = create_backend(model, options.backend_settings()) if isinstance(model, str) else model
     try:
         info = await backend.server_info()
         header = new_header(suite, backend, options, info=info, run_id=run_id)
+        ready = await get_ready(
+            header,
+            suite=suite,
+            cases=suite.cases,
+            backend=backend,
+            warmup_backend=_warmup_backend(model, options),
+            options=options,
+            info=info,
+            stop=stop,
+            progress=shown,
+        )
         folder = None
         if options.persist:
-            folder = RunFolder.create(manifest_for(header, suite.cases, options))
-        session = _session(suite, backend, options, header=header, folder=folder, progress=progress)
-        return await _execute(session, stop=stop, done=())
+            folder = RunFolder.create(manifest_for(ready.header, suite.cases, options))
+        session = _session(
+            suite, backend, ready.options, header=ready.header, folder=folder, progress=shown
+        )
+        return await _execute(session, stop=stop, done=(), notices=ready.notices)
     finally:
         await backend.aclose()
+
+
+def _warmup_backend(model: str | Backend, options: RunOptions) -> WarmupBackend | None:
+    """A builder of the warm-up's own backend, whose timeout is the warm-up's limit.
+
+    The run's backend enforces `--timeout` on every request (the streamed answer
+    included); the warm-up needs longer. A `Backend` given as an object is used as is.
+    """
+    if not isinstance(model, str):
+        return None
+    settings = dataclasses.replace(options.backend_settings(), timeout=WARMUP_LIMIT, connections=1)
+    return lambda: create_backend(model, settings)
 
 
 async def aresume_run(
@@ -76,6 +112,10 @@ async def aresume_run(
     """Run only what a run is missing, with its recorded settings (async core of `resume_run`).
 
     A torn last line of `results.jsonl` is cut off and its case runs again.
+
+    The suite is compared with the one the run ran on the run's own cases: a run of a
+    selection (`--limit`, `--id`, `--tag`, ...) resumes as long as its cases, tools and
+    defaults are unchanged. The warm-up and the concurrency cap happen again.
 
     Args:
         run: the run id or folder.
@@ -96,23 +136,42 @@ async def aresume_run(
     manifest = folder.read_manifest()
     options = RunOptions.from_dict(manifest.options)
     suite = suite or _reload_suite(manifest.suite_source, manifest.run.run_id)
-    if suite.content_hash != manifest.run.suite_hash:
-        raise ConfigError(
-            f"the suite changed since run {manifest.run.run_id} started"
-            f" ({manifest.run.suite_hash[:19]} -> {suite.content_hash[:19]}); start a new run"
-        )
+    suite = resumable_suite(manifest.run, suite, manifest.case_ids)
     by_id = {c.id: c for c in suite.cases}
     cases = [by_id[i] for i in manifest.case_ids if i in by_id]
     done = tuple(folder.read_results(repair=True))
-    backend = backend or create_backend(_resume_spec(manifest.run), options.backend_settings())
+    spec = _resume_spec(manifest.run)
+    stop = stop or asyncio.Event()
+    shown = make_progress(progress)
+    warmup_backend = None if backend is not None else _warmup_backend(spec, options)
+    backend = backend or create_backend(spec, options.backend_settings())
     try:
-        await backend.server_info()
+        info = await backend.server_info()
         header = manifest.run.model_copy(update={"status": "running", "finished_at": None})
-        session = _session(suite, backend, options, header=header, folder=folder, progress=progress)
+        ready = await get_ready(
+            header,
+            suite=suite,
+            cases=_unfinished(cases, done, options.repeat),
+            backend=backend,
+            warmup_backend=warmup_backend,
+            options=options,
+            info=info,
+            stop=stop,
+            progress=shown,
+        )
+        session = _session(
+            suite, backend, ready.options, header=ready.header, folder=folder, progress=shown
+        )
         session.cases = cases
-        return await _execute(session, stop=stop, done=done)
+        return await _execute(session, stop=stop, done=done, notices=ready.notices)
     finally:
         await backend.aclose()
+
+
+def _unfinished(cases: Sequence[Case], done: Sequence[CaseResult], repeat: int) -> list[Case]:
+    """The cases with a repetition still to run (the warm-up needs one, not all)."""
+    have = {(r.case_id, r.repeat) for r in done}
+    return [c for c in cases if any((c.id, k) not in have for k in range(repeat))]
 
 
 def _resume_spec(run: RunResult) -> str:
@@ -144,7 +203,7 @@ def _session(
     *,
     header: RunResult,
     folder: RunFolder | None,
-    progress: ProgressKind | Progress,
+    progress: Progress,
 ) -> Session:
     runner = CaseRunner(
         suite=suite,
@@ -159,12 +218,16 @@ def _session(
         runner=runner,
         options=options,
         folder=folder,
-        progress=make_progress(progress),
+        progress=progress,
     )
 
 
 async def _execute(
-    session: Session, *, stop: asyncio.Event | None, done: tuple[CaseResult, ...]
+    session: Session,
+    *,
+    stop: asyncio.Event | None,
+    done: tuple[CaseResult, ...],
+    notices: Sequence[tuple[str, str, JsonObject]] = (),
 ) -> RunResult:
     wanted = {(c.id, k) for c in session.cases for k in range(session.options.repeat)}
     kept = tuple(r for r in done if (r.case_id, r.repeat) in wanted)
@@ -179,6 +242,9 @@ async def _execute(
             todo=len(todo),
             kept=len(kept),
         )
+        for event, message, fields in notices:
+            level: LogLevel = "warning" if event == "warmup_failed" else "info"
+            session.folder.log(level, event, message, **fields)
     session.progress.start(total=len(wanted), done=kept)
     if stop is not None:
         session.stop = stop

@@ -89,7 +89,13 @@ class CaseRunner:
                 result = self.failed(
                     case, repeat, status=Status.ERROR, message=message, started=started
                 )
-        update = {"raw_response": reply.raw, "latency_ms": latency, "repeat": repeat}
+        update = {
+            "raw_response": reply.raw,
+            "latency_ms": latency,
+            "repeat": repeat,
+            "ttft_ms": reply.ttft_ms,
+            "finish_reason": reply.finish_reason,
+        }
         return CaseOutcome(result.model_copy(update=update), reply)
 
     async def _ask(self, request: ChatRequest) -> ChatReply | _Failure:

@@ -12,10 +12,11 @@ from datetime import UTC, datetime
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade._version import __version__
 from toolgrade.backends import Backend, ChatReply, ServerInfo
-from toolgrade.results import CaseResult, RunResult
+from toolgrade.results import CaseResult, RunResult, Status
 from toolgrade.runner._case import CaseRunner
+from toolgrade.runner._health import timeout_advice, too_many_timeouts
 from toolgrade.runner._options import RunOptions
-from toolgrade.runner._progress import Progress
+from toolgrade.runner._progress import Progress, notify
 from toolgrade.store._folder import RunFolder, RunManifest, sort_results
 from toolgrade.suite import Case, Suite
 
@@ -85,6 +86,12 @@ class Session:
     """Results of cases that could not connect, held back until the server answers again."""
     lost: bool = False
     """True once the server stopped answering for good (the run stops, resumable)."""
+    finished: int = 0
+    """Results recorded in this session (kept ones from before a resume aside)."""
+    timeouts: int = 0
+    """Of those, how many timed out."""
+    warned: bool = False
+    """True once the too-many-timeouts warning was given."""
 
     def todo(self) -> list[tuple[Case, int]]:
         """Case repetitions that have no result yet."""
@@ -110,6 +117,30 @@ class Session:
                 if isinstance(value, str):
                     into.add(value)
         self.progress.update(result)
+        self._watch(result)
+
+    def _watch(self, result: CaseResult) -> None:
+        """Warn once, as soon as too many cases time out (the run goes on)."""
+        self.finished += 1
+        self.timeouts += result.status is Status.TIMEOUT
+        if self.warned or not too_many_timeouts(self.timeouts, self.finished):
+            return
+        self.warned = True
+        message = timeout_advice(
+            self.timeouts,
+            self.finished,
+            timeout=self.options.timeout,
+            concurrency=self.options.concurrency,
+        )
+        notify(self.progress, f"warning: {message}")
+        if self.folder is not None:
+            self.folder.log(
+                "warning",
+                "many_timeouts",
+                message,
+                timeouts=self.timeouts,
+                finished=self.finished,
+            )
 
     async def run_one(self, case: Case, repeat: int) -> None:
         """Run and record one case repetition."""

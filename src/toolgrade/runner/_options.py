@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Literal
 
 from toolgrade._json import JsonObject, JsonValue
-from toolgrade.backends import BackendSettings, Mode
+from toolgrade.backends import DEFAULT_MAX_TOKENS, BackendSettings, Mode
 from toolgrade.errors import ConfigError
 
 __all__ = ["RunOptions"]
@@ -40,8 +40,13 @@ class RunOptions:
     """Retries on connection errors, 429 and 5xx."""
     retry_base_delay: float = 0.5
     """First backoff delay in seconds."""
+    max_tokens: int | None = DEFAULT_MAX_TOKENS
+    """Cap on the tokens of one answer; None sends no cap (the server's own applies)."""
+    stream: bool = True
+    """Stream answers (a timeout or Ctrl-C then stops the server generating)."""
     backend_options: Mapping[str, JsonValue] = field(default_factory=dict)
-    """Extra request options (Ollama `num_ctx`, OpenAI `max_tokens`, ...)."""
+    """Extra request options (Ollama `num_ctx`, OpenAI `top_p`, ...); they win over the
+    settings above."""
     rubric: Literal["binary", "partial", "f1"] | None = None
     """Rubric; None uses each case's, then the suite's."""
     profile: str = "default"
@@ -54,6 +59,8 @@ class RunOptions:
     """Where the suite came from, so that `--resume` can reload it."""
     persist: bool = True
     """Write a run folder (`runs/<run_id>/`); False keeps everything in memory."""
+    warmup: bool = True
+    """Send one untimed request before the cases (servers only; see docs/running.md)."""
 
     def __post_init__(self) -> None:
         if self.timeout <= 0:
@@ -78,6 +85,8 @@ class RunOptions:
             max_retries=self.max_retries,
             retry_base_delay=self.retry_base_delay,
             connections=self.concurrency,
+            max_tokens=self.max_tokens,
+            stream=self.stream,
             options=dict(self.backend_options),
             api_key=api_key,
         )

@@ -8,14 +8,18 @@ from typing import IO, Literal, Protocol
 
 from toolgrade.results import CaseResult, Status
 
-__all__ = ["Progress", "ProgressKind", "make_progress"]
+__all__ = ["Progress", "ProgressKind", "make_progress", "notify"]
 
 ProgressKind = Literal["auto", "bar", "plain", "none"]
 """`auto`: a bar when stderr is a terminal, plain lines otherwise."""
 
 
 class Progress(Protocol):
-    """Receives the run's progress, one finished case at a time."""
+    """Receives the run's progress, one finished case at a time.
+
+    A display may also have a `note(message: str) -> None` method: it then receives the
+    run's notices (a lowered concurrency, the warm-up's latency, too many timeouts).
+    """
 
     def start(self, *, total: int, done: tuple[CaseResult, ...]) -> None:
         """The run begins; `done` holds results kept from before a resume."""
@@ -28,6 +32,13 @@ class Progress(Protocol):
     def close(self) -> None:
         """The run ended (or stopped)."""
         ...
+
+
+def notify(progress: Progress, message: str) -> None:
+    """Show a notice on the display, when it shows notices (see `Progress`)."""
+    note = getattr(progress, "note", None)
+    if callable(note):
+        note(message)
 
 
 _PLAIN_EVERY = 1.0
@@ -104,6 +115,11 @@ class _Plain:
             )
             self._stream.flush()
 
+    def note(self, message: str) -> None:
+        """One line of its own."""
+        self._stream.write(message + "\n")
+        self._stream.flush()
+
     def close(self) -> None:
         pass
 
@@ -143,6 +159,10 @@ class _Bar:
     def update(self, result: CaseResult) -> None:
         self._tally.add(result)
         self._bar.update(self._task, completed=self._tally.done, accuracy=self._tally.accuracy)
+
+    def note(self, message: str) -> None:
+        """A line above the bar."""
+        self._bar.console.print(message, markup=False, highlight=False)
 
     def close(self) -> None:
         self._bar.stop()

@@ -8,6 +8,7 @@ from toolgrade.backends import NameMap
 from toolgrade.errors import InputError
 from toolgrade.results import CaseResult, RunResult
 from toolgrade.runner._case import judge_output
+from toolgrade.runner._sameness import matches_run
 from toolgrade.suite import Rubric, Suite
 
 __all__ = ["rescore_run"]
@@ -24,8 +25,10 @@ def rescore_run(
 ) -> RunResult:
     """Extract and judge every stored raw output again, e.g. under another profile.
 
-    Timeouts and errors stay as they were (they have no output to judge). Latency,
-    repeat index and the raw output are kept; only the verdicts change.
+    Timeouts and errors stay as they were (they have no output to judge). Latency, time
+    to first token, finish reason, repeat index and the raw output are kept; only the
+    verdicts change. A run of a selection (`--limit`, `--id`, ...) is compared with the
+    same cases of `suite`, not with all of it.
 
     Args:
         run: a stored run (from `resolve_run` or `load_run_folder`).
@@ -49,7 +52,8 @@ def rescore_run(
         raise InputError(
             f"{len(missing)} case(s) of run {run.run_id} are not in the suite: {shown}"
         )
-    if suite.content_hash != run.suite_hash:
+    # Like with like: a run of a selection recorded the hash of its cases only.
+    if not matches_run(run, suite):
         logger.warning("suite %s differs from the one run %s used", suite.name, run.run_id)
     use_profile = profile or run.profile
     use_rubric = rubric or run.rubric
@@ -74,6 +78,8 @@ def rescore_run(
         kept = {
             "raw_response": old.raw_response,
             "latency_ms": old.latency_ms,
+            "ttft_ms": old.ttft_ms,
+            "finish_reason": old.finish_reason,
             "repeat": old.repeat,
         }
         results.append(new.model_copy(update=kept))

@@ -1,0 +1,133 @@
+"""Before the first case: fit the concurrency to the server, and warm the server up.
+
+llama-cpp-python, LM Studio and Ollama with one slot answer one request at a time. With
+`--concurrency 4` the fourth case waits for three others before its own prefill even
+starts, and its clock runs all along: it times out for the server's reasons, not the
+model's. So when the server says how many requests it answers at once
+(`ServerInfo.parallel`), the run sends no more than that.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from toolgrade._json import JsonObject, JsonValue
+from toolgrade.backends import Backend, ServerInfo
+from toolgrade.results import RunResult
+from toolgrade.runner._options import RunOptions
+from toolgrade.runner._progress import Progress, notify
+from toolgrade.runner._warmup import WARMUP_LIMIT, WarmUp, warm_up, warmup_request
+from toolgrade.suite import Case, Suite
+
+__all__ = ["Ready", "effective_concurrency", "get_ready"]
+
+logger = logging.getLogger("toolgrade.runner")
+
+WarmupBackend = Callable[[], Backend]
+"""Builds the backend the warm-up goes through (one whose own timeout allows it)."""
+
+
+@dataclass(slots=True)
+class Ready:
+    """The run as it will go: its header and options after the server had its say."""
+
+    header: RunResult
+    """The header, with the effective concurrency and the warm-up recorded."""
+    options: RunOptions
+    """The options the cases run with (the concurrency possibly lowered)."""
+    notices: list[tuple[str, str, JsonObject]] = field(default_factory=list)
+    """(event, message, fields) for `log.jsonl`, written once the folder exists."""
+
+
+def effective_concurrency(requested: int, parallel: int | None) -> int:
+    """The concurrency to use: no more than the server answers at once, when it says.
+
+    Examples:
+        >>> effective_concurrency(4, 1), effective_concurrency(4, None), effective_concurrency(2, 8)
+        (1, 4, 2)
+    """
+    if parallel is None or parallel < 1:
+        return requested
+    return min(requested, parallel)
+
+
+async def get_ready(
+    header: RunResult,
+    *,
+    suite: Suite,
+    cases: Sequence[Case],
+    backend: Backend,
+    warmup_backend: WarmupBackend | None,
+    options: RunOptions,
+    info: ServerInfo,
+    stop: asyncio.Event,
+    progress: Progress,
+) -> Ready:
+    """Cap the concurrency to the server's slots, then send the warm-up request.
+
+    Args:
+        header: the run's header so far.
+        suite: the suite (for the warm-up's tools).
+        cases: the cases still to run (the warm-up uses the first one's tools).
+        backend: the run's backend.
+        warmup_backend: builds a backend with a long timeout for the warm-up; None uses
+            `backend` as it is.
+        options: the run's options.
+        info: what the server said about itself.
+        stop: a stop during the warm-up ends it and the run.
+        progress: where notices go.
+
+    Raises:
+        BackendUnreachable: the server stopped answering before the warm-up.
+    """
+    ready = Ready(header=header, options=options)
+    concurrency = effective_concurrency(options.concurrency, info.parallel)
+    server: JsonObject = dict(header.server)
+    if info.parallel is not None:
+        server["parallel"] = info.parallel
+    if concurrency < options.concurrency:
+        message = (
+            f"the server answers {info.parallel} request(s) at a time:"
+            f" concurrency lowered from {options.concurrency} to {concurrency}"
+        )
+        _notice(ready, progress, "concurrency_capped", message, requested=options.concurrency)
+        ready.options = dataclasses.replace(options, concurrency=concurrency)
+    if options.warmup and info.url is not None and cases:
+        outcome = await _warm(suite, cases[0], backend=backend, build=warmup_backend, stop=stop)
+        if outcome is not None:  # None: stopped during the warm-up; the run stops too
+            server["warmup"] = outcome.to_json()
+            level = "warmup" if outcome.error is None else "warmup_failed"
+            _notice(ready, progress, level, outcome.describe(), **outcome.to_json())
+    backend_settings: JsonObject = {**header.backend, "concurrency": concurrency}
+    ready.header = header.model_copy(update={"server": server, "backend": backend_settings})
+    return ready
+
+
+async def _warm(
+    suite: Suite,
+    case: Case,
+    *,
+    backend: Backend,
+    build: WarmupBackend | None,
+    stop: asyncio.Event,
+) -> WarmUp | None:
+    request = warmup_request(suite, case, safe_names=backend.safe_names)
+    if build is None:
+        return await warm_up(backend, request, stop=stop)
+    own = build()
+    try:
+        return await warm_up(own, request, stop=stop, limit=WARMUP_LIMIT)
+    finally:
+        await own.aclose()
+
+
+def _notice(
+    ready: Ready, progress: Progress, event: str, message: str, **fields: JsonValue
+) -> None:
+    logger.info("%s", message)
+    notify(progress, ("warning: " if event == "warmup_failed" else "note: ") + message)
+    ready.notices.append((event, message, dict(fields)))

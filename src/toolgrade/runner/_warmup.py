@@ -1,0 +1,116 @@
+"""The warm-up: one untimed request before the cases, so that no case pays a cold start.
+
+A local server answering its first request pays for loading the model and for the
+prefill of the whole prompt; with a dozen tool schemas that is thousands of tokens,
+and on a small CPU it takes longer than a case is allowed. llama.cpp, Ollama and
+LM Studio keep the last prompt's prefix cached, and the tools come first in every
+chat template, so one request carrying the suite's system prompt and tools makes the
+cases that follow pay only for their own messages.
+
+The warm-up is not a case: it is never judged, and its latency is recorded with the
+server's identity (`RunResult.server["warmup"]`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from dataclasses import dataclass
+
+from toolgrade._json import JsonObject
+from toolgrade.backends import Backend, ChatRequest, NameMap
+from toolgrade.errors import BackendUnreachable
+from toolgrade.suite import Case, Suite
+
+__all__ = ["WARMUP_LIMIT", "WARMUP_PROMPT", "WarmUp", "warm_up", "warmup_request"]
+
+logger = logging.getLogger("toolgrade.runner")
+
+WARMUP_LIMIT = 600.0
+"""Seconds the warm-up may take. Not `--timeout`: the point is to let the first request
+be slow. Still bounded, so that a hung server cannot hold an unattended run forever."""
+WARMUP_PROMPT = "Reply with the single word OK."
+"""The warm-up's user message: short to answer, and no case's prompt."""
+
+
+@dataclass(frozen=True, slots=True)
+class WarmUp:
+    """How the warm-up went."""
+
+    latency_ms: float
+    """Time until the answer (or the failure)."""
+    error: str | None = None
+    """Why it failed (the run goes on: a failed warm-up costs no case)."""
+
+    def to_json(self) -> JsonObject:
+        """The record kept in `RunResult.server["warmup"]`."""
+        return {"latency_ms": round(self.latency_ms, 1), "error": self.error}
+
+    def describe(self) -> str:
+        """One line for the person watching the run."""
+        seconds = self.latency_ms / 1000.0
+        if self.error is None:
+            return f"warm-up answered in {seconds:.1f} s (not counted as a case)"
+        return f"warm-up failed after {seconds:.1f} s ({self.error}); running the cases anyway"
+
+
+def warmup_request(suite: Suite, case: Case, *, safe_names: bool) -> ChatRequest:
+    """The warm-up request: `case`'s system prompt and tools, and a neutral user message.
+
+    Not the case itself: sending a real case twice would count its prompt once for
+    nothing and, against a scripted or caching server, could change its answer.
+    """
+    tools = suite.tools_for(case)
+    names = NameMap.build((t.name for t in tools), enabled=safe_names)
+    system = [m for m in case.messages(suite.defaults.system)[:1] if m.get("role") == "system"]
+    messages: list[JsonObject] = [*system, {"role": "user", "content": WARMUP_PROMPT}]
+    return ChatRequest(
+        case_id="warm-up",
+        messages=names.rename_messages(messages),
+        tools=names.rename_tools(tools),
+    )
+
+
+async def warm_up(
+    backend: Backend, request: ChatRequest, *, stop: asyncio.Event, limit: float = WARMUP_LIMIT
+) -> WarmUp | None:
+    """Send the warm-up request and wait for it, or for `stop`.
+
+    Returns:
+        How it went; None when `stop` was set first (the request is cancelled).
+
+    Raises:
+        BackendUnreachable: nothing answers at the server's address.
+    """
+    started = time.perf_counter()
+    ask = asyncio.ensure_future(_ask(backend, request, limit=limit))
+    stopper = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait({ask, stopper}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopper.cancel()
+        if not ask.done():
+            ask.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await ask
+    if ask.cancelled():
+        return None
+    error = ask.result()  # BackendUnreachable propagates from here
+    return WarmUp(latency_ms=(time.perf_counter() - started) * 1000.0, error=error)
+
+
+async def _ask(backend: Backend, request: ChatRequest, *, limit: float) -> str | None:
+    """None when an answer came, else why not (unreachable servers raise)."""
+    try:
+        async with asyncio.timeout(limit):
+            reply = await backend.complete(request)
+    except BackendUnreachable:
+        raise
+    except TimeoutError:
+        return f"no answer within {limit:g} s"
+    except Exception as exc:  # the warm-up must not end the run: the cases will tell
+        logger.info("warm-up failed: %s: %s", type(exc).__name__, exc)
+        return str(exc) or type(exc).__name__
+    return reply.error

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from typer.testing import CliRunner
 from toolgrade.cli import app
 from toolgrade.cli._post import PostRunOptions, after_run
 from toolgrade.errors import BaselineError, ConfigError
-from toolgrade.store import get_run, list_runs, save_run
+from toolgrade.store import RunFolder, RunManifest, get_run, list_runs, save_run
 
 runner = CliRunner()
 
@@ -36,10 +37,85 @@ def two_runs(make_run):
 def test_runs_list_text_and_json(two_runs) -> None:
     result = runner.invoke(app, ["runs", "list"])
     assert result.exit_code == 0, result.output
-    assert result.output.splitlines()[0].startswith("20260102-cand")
-    assert "[v1.2]" in result.output
+    lines = result.output.splitlines()
+    assert lines[0].split() == [
+        "RUN", "STARTED", "MODEL", "MODE", "SUITE", "CASES", "ACCURACY", "STATUS", "TAGS"
+    ]  # fmt: skip
+    assert lines[1].startswith("20260102-cand")
+    assert lines[2].split()[-2:] == ["complete", "v1.2"]
+    # Columns line up: every row puts its status where the header says STATUS.
+    column = lines[0].index("STATUS")
+    assert all(line[column:].startswith("complete") for line in lines[1:])
     data = json.loads(runner.invoke(app, ["runs", "list", "--json", "-n", "1"]).output)
     assert [r["run_id"] for r in data] == ["20260102-cand"]
+    assert set(data[0]) >= {"mode", "status", "saved", "folder", "planned", "resume"}
+
+
+def _interrupted_folder(make_run, run_id: str, **fields: object) -> None:
+    """What `toolgrade run` leaves after Ctrl-C: a run folder, nothing in toolgrade.db."""
+    run = make_run(_rows("cw"), run_id=run_id, status="interrupted", **fields)
+    folder = RunFolder.create(
+        RunManifest(
+            run=run.model_copy(update={"results": ()}), case_ids=("TC-000", "TC-001", "TC-002")
+        )
+    )
+    for result in run.results:
+        folder.append_result(result)
+    folder.close()
+
+
+def test_runs_list_shows_interrupted_folder_with_mode_and_resume_hint(two_runs, make_run) -> None:
+    _interrupted_folder(
+        make_run,
+        "20260103-cut",
+        started_at=datetime(2026, 1, 3, tzinfo=UTC),
+        backend={"provider": "openai", "mode": "prompt"},
+    )
+    result = runner.invoke(app, ["runs", "list"])
+    assert result.exit_code == 0, result.output
+    row = result.output.splitlines()[1].split()
+    assert row[0] == "20260103-cut"
+    assert row[3] == "prompt"
+    assert row[5] == "2/3"  # results so far / planned
+    assert row[-3:] == ["interrupted", "(not", "saved)"]
+    assert result.output.endswith(
+        "\nresume an interrupted run with: toolgrade run --resume 20260103-cut\n"
+    )
+    data = json.loads(runner.invoke(app, ["runs", "list", "--json"]).output)
+    assert [(r["run_id"], r["status"], r["saved"]) for r in data] == [
+        ("20260103-cut", "interrupted", False),
+        ("20260102-cand", "complete", True),
+        ("20260101-base", "complete", True),
+    ]
+    assert data[0]["resume"] == "toolgrade run --resume 20260103-cut"
+    assert (data[0]["mode"], data[0]["total"], data[0]["planned"]) == ("prompt", 2, 3)
+
+
+def test_runs_show_gives_mode_and_resume_of_interrupted_run(make_run) -> None:
+    _interrupted_folder(make_run, "20260103-cut", backend={"mode": "native"})
+    result = runner.invoke(app, ["runs", "show", "20260103-cut"])
+    assert result.exit_code == 0, result.output
+    assert "Mode:      native\n" in result.output
+    assert "(interrupted)" in result.output
+    assert "Resume:    toolgrade run --resume 20260103-cut" in result.output
+    data = json.loads(runner.invoke(app, ["runs", "show", "20260103-cut", "--json"]).output)
+    assert (data["mode"], data["resume"], data["cut_off"]) == (
+        "native",
+        "toolgrade run --resume 20260103-cut",
+        0,
+    )
+    assert data["run"]["backend"] == {"mode": "native"}
+
+
+def test_runs_show_complete_run_counts_cut_off_answers(make_run) -> None:
+    rows = _rows("cw")
+    rows[1]["finish_reason"] = "length"
+    save_run(make_run(rows, run_id="r-cut"))
+    result = runner.invoke(app, ["runs", "show", "r-cut"])
+    assert result.exit_code == 0, result.output
+    assert "Mode:      -\n" in result.output
+    assert "Cut off:   1 answers stopped at the token limit" in result.output
+    assert "Resume:" not in result.output
 
 
 def test_runs_list_empty_history() -> None:

@@ -37,6 +37,63 @@ def baseline() -> toolgrade.RunResult:
     return load_run("baseline.json")
 
 
+# What a real server adds to results: the assistant message (OpenAI or Ollama shape, or a
+# whole chat completion), why the answer stopped, and the time to the first token.
+SERVER_UPDATES: dict[str, dict[str, object]] = {
+    "TC-001": {"ttft_ms": 80.0, "finish_reason": "tool_calls"},
+    "TC-015": {
+        "ttft_ms": 120.0,
+        "finish_reason": "tool_calls",
+        "raw_response": {
+            "id": "chatcmpl-7",
+            "object": "chat.completion",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {
+                        "role": "assistant",
+                        "content": None,
+                        "reasoning_content": "Open the config file first.",
+                        "tool_calls": [
+                            {
+                                "id": "call_1",
+                                "type": "function",
+                                "function": {
+                                    "name": "read_file",
+                                    "arguments": '{"path": "config.py"}',
+                                },
+                            }
+                        ],
+                    },
+                    "finish_reason": "tool_calls",
+                }
+            ],
+        },
+    },
+    "TC-042": {
+        "ttft_ms": 150.0,
+        "finish_reason": "length",
+        "raw_response": {
+            "role": "assistant",
+            "content": "",
+            "thinking": "The user asks what config.yaml holds. I should call read_file with",
+        },
+    },
+    "TC-050": {"ttft_ms": 95.0, "finish_reason": "stop"},
+}
+
+
+@pytest.fixture(scope="session")
+def server_run(run: toolgrade.RunResult) -> toolgrade.RunResult:
+    """The candidate run as a real server would record it: messages, finish reasons, ttft."""
+    results = tuple(
+        r.model_copy(update=SERVER_UPDATES[r.case_id]) if r.case_id in SERVER_UPDATES else r
+        for r in run.results
+    )
+    backend = {**run.backend, "mode": "native"}
+    return run.model_copy(update={"results": results, "backend": backend})
+
+
 @pytest.fixture(scope="session")
 def comparison(baseline: toolgrade.RunResult, run: toolgrade.RunResult) -> toolgrade.Comparison:
     return toolgrade.compare_runs(baseline, run)

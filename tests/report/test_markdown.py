@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 import toolgrade
 
 
@@ -21,7 +23,10 @@ def test_markdown_code_fence_outgrows_backticks_in_output(run: toolgrade.RunResu
 def test_markdown_lists_failures_with_prompt_expected_actual(run: toolgrade.RunResult) -> None:
     text = toolgrade.render_report(run, "markdown")
     assert "| TC-015 | `wrong_tool` | Expected search, got read\\_file |" in text
-    detail = text.split("<summary>TC-023: Missing required arg 'pattern'</summary>")[1]
+    # The wording of the reason is describe_failure's (tested in test_describe.py).
+    tc023 = next(r for r in run.results if r.case_id == "TC-023")
+    summary = html.escape(f"TC-023: {toolgrade.describe_failure(tc023)}", quote=False)
+    detail = text.split(f"<summary>{summary}</summary>")[1]
     detail = detail.split("</details>")[0]
     for part in ("**Prompt**", "**Expected**", "**Actual**", "**Raw output**"):
         assert part in detail

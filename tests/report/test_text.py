@@ -62,7 +62,8 @@ def test_text_every_failure_shows_prompt_expected_actual(run: toolgrade.RunResul
         assert "    Expected:" in block
         assert "    Actual:" in block
     assert "  TC-015: Expected search, got read_file\n" in failures
-    assert "  TC-023: Missing required arg 'pattern'\n" in failures
+    tc023 = next(r for r in run.results if r.case_id == "TC-023")
+    assert f"  TC-023: {toolgrade.describe_failure(tc023)}\n" in failures
 
 
 def test_text_baseline_block_has_delta_and_status(

@@ -10,7 +10,15 @@ import typer
 
 import toolgrade
 from toolgrade._json import JsonValue
-from toolgrade.store import delete_run, export_run, list_runs, tag_run, untag
+from toolgrade.store import (
+    RunSummary,
+    delete_run,
+    export_run,
+    list_runs,
+    resume_command,
+    tag_run,
+    untag,
+)
 
 __all__ = ["app"]
 
@@ -55,12 +63,38 @@ def list_command(
     if not runs:
         typer.echo("no stored runs")
         return
-    for r in runs:
-        tags = f"  [{', '.join(r.tags)}]" if r.tags else ""
-        typer.echo(
-            f"{r.run_id}  {r.started_at[:19]}  {r.model}  {r.suite_name}@{r.suite_version}"
-            f"  {_percent(r.accuracy)} ({r.passed}/{r.scored})  {r.status}{tags}"
-        )
+    typer.echo(_table([_LIST_HEADER, *(_list_row(r) for r in runs)]))
+    unfinished = [r for r in runs if r.resume is not None]
+    if unfinished:
+        typer.echo(f"\nresume an interrupted run with: {resume_command(unfinished[0].run_id)}")
+
+
+_LIST_HEADER = ("RUN", "STARTED", "MODEL", "MODE", "SUITE", "CASES", "ACCURACY", "STATUS", "TAGS")
+
+
+def _list_row(r: RunSummary) -> tuple[str, ...]:
+    cases = f"{r.total}/{r.planned}" if r.planned is not None else str(r.total)
+    return (
+        r.run_id,
+        r.started_at[:19],
+        r.model,
+        r.mode or "-",
+        f"{r.suite_name}@{r.suite_version}",
+        cases,
+        f"{_percent(r.accuracy)} ({r.passed}/{r.scored})",
+        r.status if r.saved else f"{r.status} (not saved)",
+        ", ".join(r.tags),
+    )
+
+
+def _table(rows: list[tuple[str, ...]]) -> str:
+    """Columns padded to their widest cell (the last one is not padded)."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    lines = (
+        "  ".join([*(c.ljust(w) for c, w in zip(row[:-1], widths, strict=True)), row[-1]])
+        for row in rows
+    )
+    return "\n".join(line.rstrip() for line in lines)
 
 
 @app.command("show")
@@ -68,16 +102,24 @@ def show(ref: _RefArgument, as_json: _JsonFlag = False, db: _DbOption = None) ->
     """Show one run's settings and metrics."""
     run = toolgrade.resolve_run(ref, db=db)
     metrics = toolgrade.compute_metrics(run, seed=run.seed or 0)
+    mode = run.backend.get("mode")
+    mode = mode if isinstance(mode, str) else None
+    cut_off = sum(r.finish_reason == "length" for r in run.results)
+    # A run killed outright never wrote its final status: it still says `running`.
+    status = "complete" if run.status == "complete" else "interrupted"
+    resume = None if status == "complete" else resume_command(run.run_id)
     if as_json:
         header = run.model_dump(mode="json", exclude={"results"})
-        _echo_json({"run": header, "metrics": metrics.to_dict()})
+        extra: dict[str, JsonValue] = {"mode": mode, "cut_off": cut_off, "resume": resume}
+        _echo_json({"run": header, "metrics": metrics.to_dict(), **extra})
         return
     acc = metrics.accuracy
     lines = [
         f"Run:       {run.run_id}" + (f"  [{', '.join(run.tags)}]" if run.tags else ""),
         f"Model:     {run.model}",
+        f"Mode:      {mode or '-'}",
         f"Suite:     {run.suite_name} {run.suite_version} ({run.suite_hash})",
-        f"Started:   {run.started_at.isoformat()}  ({run.status})",
+        f"Started:   {run.started_at.isoformat()}  ({status})",
         f"Rubric:    {run.rubric}, profile {run.profile}, repeat {run.repeat}",
         f"Cases:     {metrics.total} ({metrics.scored} scored, {metrics.timeouts} timeouts,"
         f" {metrics.errors} errors)",
@@ -86,6 +128,10 @@ def show(ref: _RefArgument, as_json: _JsonFlag = False, db: _DbOption = None) ->
         f"Score:     {metrics.mean_score:.3f} (F1 {metrics.f1:.3f})",
         "Statuses:  " + ", ".join(f"{k} {v}" for k, v in metrics.status_counts.items() if v),
     ]
+    if cut_off:
+        lines.append(f"Cut off:   {cut_off} answers stopped at the token limit")
+    if resume is not None:
+        lines.append(f"Resume:    {resume}")
     typer.echo("\n".join(lines))
 
 

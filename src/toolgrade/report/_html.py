@@ -19,6 +19,7 @@ import markupsafe
 from toolgrade._json import JsonValue
 from toolgrade.report._charts import Chart, bar_chart
 from toolgrade.report._diff import PairView, pair_views
+from toolgrade.report._raw import RawPart, clip_parts, group_calls, raw_parts
 from toolgrade.report._text import verdict_label
 from toolgrade.report._view import (
     CaseView,
@@ -28,7 +29,6 @@ from toolgrade.report._view import (
     label,
     pct,
     prompt_text,
-    raw_text,
     terminal_safe,
 )
 
@@ -52,10 +52,14 @@ class FailureRow:
     reason: str
     score: float
     latency: str
+    """Milliseconds, for sorting."""
+    ttft: str
+    """Milliseconds to the first token; empty when the answer was not streamed."""
     search: str
     """Lower-cased text the filter box searches."""
     prompt: str
-    raw: str | None
+    raw: tuple[RawPart, ...] | None
+    """The raw output as text, reasoning and calls (one JSON part if unrecognised)."""
     pairs: tuple[PairView, ...]
     details: tuple[tuple[str, str, str, str], ...]
     """(path, reason, expected JSON, actual JSON) of every argument difference."""
@@ -98,20 +102,19 @@ def _row(case: CaseView) -> FailureRow:
     r = case.result
     prompt = prompt_text(r.prompt)
     tools = ", ".join(dict.fromkeys(c.name for c in r.expected)) or "(none)"
-    search = " ".join((case.name, r.category, r.status.value, tools, case.reason, prompt))
+    search = " ".join((case.name, r.category, r.status.value, tools, case.headline, prompt))
     return FailureRow(
         name=case.name,
         category=r.category,
         status=r.status.value,
         tools=tools,
-        reason=case.reason,
+        reason=case.headline,
         score=r.score,
         latency="" if r.latency_ms is None else f"{r.latency_ms:.0f}",
+        ttft="" if r.ttft_ms is None else f"{r.ttft_ms:.0f}",
         search=clip(search, _SEARCH_CHARS).lower(),
         prompt=terminal_safe(clip(prompt, _TEXT_CHARS)),
-        raw=None
-        if r.raw_response is None
-        else terminal_safe(clip(raw_text(r.raw_response), _TEXT_CHARS)),
+        raw=None if r.raw_response is None else _raw(r.raw_response),
         pairs=pair_views(r),
         details=tuple(
             (
@@ -124,6 +127,11 @@ def _row(case: CaseView) -> FailureRow:
         ),
         error=r.error,
     )
+
+
+def _raw(raw: JsonValue) -> tuple[RawPart, ...]:
+    parts = clip_parts(group_calls(raw_parts(raw)), _TEXT_CHARS)
+    return tuple(RawPart(p.kind, terminal_safe(p.text)) for p in parts)
 
 
 def _json_or_blank(value: JsonValue, blank: bool) -> str:
@@ -147,6 +155,8 @@ def render_html(data: ReportInput) -> str:
         comparison=data.comparison,
         verdict=verdict_label(data.comparison.verdict) if data.comparison else "",
         charts=charts,
+        cut_off=data.cut_off,
+        ttft=data.ttft_ms,
         rows=rows,
         statuses=sorted({r.status for r in rows}),
         categories=sorted({r.category for r in rows}),

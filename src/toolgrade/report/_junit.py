@@ -5,13 +5,13 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
+from toolgrade.report._raw import raw_text
 from toolgrade.report._view import (
     CaseView,
     ReportInput,
     calls_text,
     clip,
     prompt_text,
-    raw_text,
 )
 from toolgrade.results import Status
 
@@ -59,6 +59,7 @@ def render_junit(data: ReportInput) -> str:
         ("suite_hash", run.suite_hash),
         ("rubric", run.rubric),
         ("accuracy", f"{m.accuracy.rate:.4f}"),
+        *((("cut_off", str(data.cut_off)),) if data.cut_off else ()),
     ):
         ET.SubElement(properties, "property", {"name": name, "value": _xml_safe(value)})
     for case in data.cases:
@@ -81,7 +82,7 @@ def _testcase(parent: ET.Element, case: CaseView, suite_name: str) -> None:
         return
     tag = "failure" if r.status.scored else "error"
     problem = ET.SubElement(
-        element, tag, {"message": _xml_safe(case.reason), "type": r.status.value}
+        element, tag, {"message": _xml_safe(case.headline), "type": r.status.value}
     )
     problem.text = _xml_safe(_body(case))
 
@@ -89,7 +90,7 @@ def _testcase(parent: ET.Element, case: CaseView, suite_name: str) -> None:
 def _body(case: CaseView) -> str:
     r = case.result
     lines = [
-        f"Reason: {case.reason}",
+        f"Reason: {case.headline}",
         f"Prompt: {clip(prompt_text(r.prompt), _BODY_CHARS)}",
         f"Expected: {clip(calls_text(r.expected), _BODY_CHARS)}",
         f"Actual: {clip(calls_text(r.actual), _BODY_CHARS)}",

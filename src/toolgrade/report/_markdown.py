@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from toolgrade.compare import Comparison
 from toolgrade.metrics import Breakdown
+from toolgrade.report._raw import raw_text
 from toolgrade.report._text import accuracy_text, verdict_label
 from toolgrade.report._view import (
     CaseView,
@@ -17,7 +18,6 @@ from toolgrade.report._view import (
     label,
     pct,
     prompt_text,
-    raw_text,
     terminal_safe,
 )
 
@@ -47,6 +47,8 @@ def render_markdown(data: ReportInput) -> str:
         f"| {m.total} | {m.passed} | {m.failed} | {m.timeouts} | {m.errors} "
         f"| **{_inline(accuracy_text(m))}** |",
     ]
+    if data.cut_off:
+        out += ["", f"**Cut off:** {data.cut_off} answers stopped at the token limit."]
     if data.comparison is not None:
         out += _baseline(data.comparison)
     out += _breakdown("Category", m.by_category, headings=True)
@@ -115,7 +117,7 @@ def _failures(title: str, cases: Sequence[CaseView]) -> list[str]:
     out = ["", f"### {title} ({len(cases)})", "", "| Case | Status | Reason |", "|---|---|---|"]
     for case in cases[:_TABLE_ROWS]:
         out.append(
-            f"| {_inline(case.name)} | `{case.result.status.value}` | {_inline(case.reason)} |"
+            f"| {_inline(case.name)} | `{case.result.status.value}` | {_inline(case.headline)} |"
         )
     if len(cases) > _TABLE_ROWS:
         out += ["", f"… and {len(cases) - _TABLE_ROWS} more (see the HTML or JSON report)."]
@@ -128,7 +130,7 @@ def _failures(title: str, cases: Sequence[CaseView]) -> list[str]:
 
 def _detail(case: CaseView) -> list[str]:
     r = case.result
-    summary = html.escape(terminal_safe(clip(f"{case.name}: {case.reason}", 200)), quote=False)
+    summary = html.escape(terminal_safe(clip(f"{case.name}: {case.headline}", 200)), quote=False)
     out = ["", "<details>", f"<summary>{summary}</summary>", ""]
     out += ["**Prompt**", "", *_code_block(prompt_text(r.prompt)), ""]
     out += ["**Expected**", "", *_code_block(calls_text(r.expected)), ""]

@@ -65,6 +65,29 @@ def _families(data: ReportInput) -> list[Metric]:
             "toolgrade_latency_p95_seconds", "95th pct answer time.", _s(m.latency_p95_ms), base
         ),
     ]
+    families.append(
+        _gauge(
+            "toolgrade_cut_off_cases",
+            "Answers the server stopped at the token limit (finish_reason length).",
+            data.cut_off,
+            base,
+        )
+    )
+    if data.ttft_ms is not None:  # only streamed answers have a time to first token
+        families += [
+            _gauge(
+                "toolgrade_ttft_p50_seconds",
+                "Median time to first token.",
+                _s(data.ttft_ms[0]),
+                base,
+            ),
+            _gauge(
+                "toolgrade_ttft_p95_seconds",
+                "95th pct time to first token.",
+                _s(data.ttft_ms[1]),
+                base,
+            ),
+        ]
     failures = CounterMetricFamily(
         "toolgrade_failures", "Scored cases that did not pass.", labels=["suite", "model"]
     )

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from toolgrade.compare import Comparison
 from toolgrade.metrics import Breakdown, RunMetrics
+from toolgrade.report._raw import raw_text
 from toolgrade.report._view import (
     CaseView,
     ReportInput,
@@ -14,10 +15,8 @@ from toolgrade.report._view import (
     label,
     pct,
     prompt_text,
-    raw_text,
     terminal_safe,
 )
-from toolgrade.results import Status
 
 __all__ = ["render_text", "verdict_label"]
 
@@ -40,8 +39,10 @@ def render_text(data: ReportInput) -> str:
         f"Failed: {m.failed}",
         f"Timeouts: {m.timeouts}",
         f"Errors: {m.errors}",
-        f"Accuracy: {accuracy_text(m)}",
     ]
+    if data.cut_off:
+        lines.append(f"Cut Off: {data.cut_off} (answers stopped at the token limit)")
+    lines.append(f"Accuracy: {accuracy_text(m)}")
     lines += _breakdown("By Category", m.by_category, headings=True)
     lines += _breakdown("By Tool", m.by_tool, headings=False)
     lines += _failures("Failures", data.failures)
@@ -82,15 +83,15 @@ def _failures(title: str, cases: Sequence[CaseView]) -> list[str]:
     out = ["", f"{title}:"]
     for case in cases:
         r = case.result
-        out.append(f"  {terminal_safe(case.name)}: {terminal_safe(case.reason)}")
+        out.append(f"  {terminal_safe(case.name)}: {terminal_safe(case.headline)}")
         out += _field("Prompt", prompt_text(r.prompt), _FIELD_CHARS)
         out += _field("Expected", calls_text(r.expected), _FIELD_CHARS)
         out += _field("Actual", calls_text(r.actual), _FIELD_CHARS)
         if not r.actual and r.raw_response is not None:
             out += _field("Output", raw_text(r.raw_response), _OUTPUT_CHARS)
-        # The reason already names the first argument difference of a wrong_args case.
-        skip = 1 if r.status is Status.WRONG_ARGS else 0
-        for mismatch in r.details[skip:]:
+        # Every difference, the first included: the reason names it only in short (values
+        # cut to a few characters), and a detail must never be lost.
+        for mismatch in r.details:
             out += _field("Diff", mismatch.describe(), _FIELD_CHARS)
     return out
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from toolgrade._json import JsonValue
@@ -20,9 +20,11 @@ from toolgrade.report._describe import describe_failure
 from toolgrade.results import CaseResult, RunResult, Status
 
 __all__ = [
+    "CUT_OFF",
     "NO_CALL",
     "CaseView",
     "ReportInput",
+    "args_text",
     "build_input",
     "call_text",
     "calls_text",
@@ -30,12 +32,14 @@ __all__ = [
     "json_text",
     "label",
     "pct",
+    "percentiles",
     "prompt_text",
-    "raw_text",
     "terminal_safe",
 ]
 
 NO_CALL = "(no tool call)"
+CUT_OFF = "answer cut off at the token limit"
+"""The mark of a case whose answer the server stopped at the token limit."""
 
 # C0/C1 control characters other than tab and newline: a model output holding ANSI
 # escape sequences must not be able to repaint the reader's terminal.
@@ -75,10 +79,14 @@ def json_text(value: JsonValue, *, indent: bool = False) -> str:
     return (_INDENTED if indent else _COMPACT).encode(value)
 
 
+def args_text(arguments: Mapping[str, JsonValue]) -> str:
+    """Arguments as `key=value, ...`, values in JSON: `pattern="main", path="src"`."""
+    return ", ".join(f"{k}={json_text(v)}" for k, v in arguments.items())
+
+
 def call_text(call: ToolCall) -> str:
     """A call as `name(key=value, ...)`, values in JSON: `search(pattern="main")`."""
-    args = ", ".join(f"{k}={json_text(v)}" for k, v in call.arguments.items())
-    return f"{call.name}({args})"
+    return f"{call.name}({args_text(call.arguments)})"
 
 
 def calls_text(calls: Sequence[ToolCall]) -> str:
@@ -101,11 +109,18 @@ def prompt_text(prompt: JsonValue) -> str:
     return "" if prompt is None else json_text(prompt)
 
 
-def raw_text(raw: JsonValue) -> str:
-    """The model's raw output: text as is, a message or response as indented JSON."""
-    if isinstance(raw, str):
-        return raw
-    return "" if raw is None else json_text(raw, indent=True)
+def percentiles(values: Sequence[float], *qs: float) -> tuple[float, ...] | None:
+    """Linearly interpolated percentiles (numpy's default method); None without values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    out = []
+    for q in qs:
+        position = (len(ordered) - 1) * q / 100
+        low = int(position)
+        high = min(low + 1, len(ordered) - 1)
+        out.append(ordered[low] + (ordered[high] - ordered[low]) * (position - low))
+    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +132,16 @@ class CaseView:
     """The case id, with `#k` appended (k from 1) when the run repeats cases."""
     reason: str
     """`describe_failure(result)`."""
+
+    @property
+    def cut_off(self) -> bool:
+        """Whether the server stopped the answer at the token limit (`finish_reason` length)."""
+        return self.result.finish_reason == "length"
+
+    @property
+    def headline(self) -> str:
+        """The reason, marked `(answer cut off at the token limit)` when it was."""
+        return f"{self.reason} ({CUT_OFF})" if self.cut_off else self.reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +163,18 @@ class ReportInput:
     def unscored(self) -> tuple[CaseView, ...]:
         """Timeouts and errors: shown, never scored."""
         return tuple(c for c in self.cases if not c.result.status.scored)
+
+    @property
+    def cut_off(self) -> int:
+        """How many answers the server stopped at the token limit."""
+        return sum(c.cut_off for c in self.cases)
+
+    @property
+    def ttft_ms(self) -> tuple[float, float] | None:
+        """Median and 95th percentile time to first token; None when nothing was streamed."""
+        values = [r.ttft_ms for r in self.run.results if r.ttft_ms is not None]
+        found = percentiles(values, 50, 95)
+        return None if found is None else (found[0], found[1])
 
 
 def build_input(

@@ -1,16 +1,15 @@
 """Run storage: run folders on disk and the SQLite run history."""
 
 from toolgrade.store._db import (
-    RunSummary,
     db_path,
     delete_run,
     get_run,
-    list_runs,
     save_run,
     tag_run,
     untag,
 )
 from toolgrade.store._folder import RunFolder, RunManifest, load_run_folder
+from toolgrade.store._listing import RunSummary, list_runs, resume_command
 from toolgrade.store._paths import data_dir, runs_dir
 from toolgrade.store._resolve import export_run, load_run_file, resolve_run
 
@@ -27,6 +26,7 @@ __all__: list[str] = [
     "load_run_file",
     "load_run_folder",
     "resolve_run",
+    "resume_command",
     "runs_dir",
     "save_run",
     "tag_run",

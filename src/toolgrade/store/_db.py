@@ -12,28 +12,25 @@ import gc
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import TypeAdapter
 
-from toolgrade._json import JsonObject
 from toolgrade.errors import BaselineError, StoreError
 from toolgrade.results import CaseResult, RunResult, Status
 from toolgrade.store._migrations import migrate, transaction
 from toolgrade.store._paths import data_dir
 
 __all__ = [
-    "RunSummary",
     "db_path",
     "delete_run",
     "get_run",
-    "list_runs",
     "lookup_run_id",
     "open_db",
     "save_run",
     "tag_run",
+    "tags_of",
     "untag",
 ]
 
@@ -85,43 +82,6 @@ def open_db(db: Path | None = None, *, create: bool = True) -> Iterator[sqlite3.
         raise StoreError(f"run history database error: {exc}", path=str(path)) from None
     finally:
         conn.close()
-
-
-@dataclass(frozen=True, slots=True)
-class RunSummary:
-    """One line of `toolgrade runs list`."""
-
-    run_id: str
-    suite_name: str
-    suite_version: str
-    suite_hash: str
-    model: str
-    started_at: str
-    """ISO 8601 start time."""
-    status: str
-    total: int
-    scored: int
-    passed: int
-    accuracy: float | None
-    """passed / scored (None when nothing was scored)."""
-    tags: tuple[str, ...]
-
-    def to_dict(self) -> JsonObject:
-        """Return the summary as a JSON object."""
-        return {
-            "run_id": self.run_id,
-            "suite_name": self.suite_name,
-            "suite_version": self.suite_version,
-            "suite_hash": self.suite_hash,
-            "model": self.model,
-            "started_at": self.started_at,
-            "status": self.status,
-            "total": self.total,
-            "scored": self.scored,
-            "passed": self.passed,
-            "accuracy": self.accuracy,
-            "tags": list(self.tags),
-        }
 
 
 def _case_row(run_id: str, position: int, r: CaseResult) -> tuple[object, ...]:
@@ -231,7 +191,8 @@ def _require_id(conn: sqlite3.Connection, ref: str) -> str:
     return run_id
 
 
-def _tags_of(conn: sqlite3.Connection, run_id: str) -> tuple[str, ...]:
+def tags_of(conn: sqlite3.Connection, run_id: str) -> tuple[str, ...]:
+    """The run's tags, oldest first."""
     rows = conn.execute(
         "SELECT tag FROM run_tags WHERE run_id = ? ORDER BY tagged_at, tag", (run_id,)
     ).fetchall()
@@ -270,7 +231,7 @@ def load_stored(conn: sqlite3.Connection, run_id: str) -> RunResult:
             results = _RESULTS.validate_json("[" + ",".join(r[0] for r in rows) + "]")
     except ValueError as exc:
         raise StoreError(f"stored run {run_id} is corrupt: {exc}") from None
-    return header.model_copy(update={"results": results, "tags": _tags_of(conn, run_id)})
+    return header.model_copy(update={"results": results, "tags": tags_of(conn, run_id)})
 
 
 def get_run(ref: str, *, db: Path | None = None) -> RunResult:
@@ -282,47 +243,6 @@ def get_run(ref: str, *, db: Path | None = None) -> RunResult:
     """
     with open_db(db, create=False) as conn:
         return load_stored(conn, _require_id(conn, ref))
-
-
-def list_runs(
-    *, db: Path | None = None, limit: int | None = 20, model: str | None = None
-) -> list[RunSummary]:
-    """The stored runs, newest first.
-
-    Args:
-        db: the database file.
-        limit: at most this many (None: all).
-        model: only runs of this model specification.
-
-    Returns:
-        One summary per run; empty when nothing has been saved yet.
-    """
-    path = db if db is not None else db_path()
-    if str(path) != ":memory:" and not path.exists():
-        return []
-    query = "SELECT * FROM runs" + (" WHERE model = ?" if model else "")
-    query += " ORDER BY started_at DESC, run_id DESC" + (" LIMIT ?" if limit is not None else "")
-    params: list[object] = [p for p in (model, limit) if p is not None]
-    with open_db(path) as conn:
-        rows = conn.execute(query, params).fetchall()
-        return [_summary(conn, row) for row in rows]
-
-
-def _summary(conn: sqlite3.Connection, row: sqlite3.Row) -> RunSummary:
-    return RunSummary(
-        run_id=row["run_id"],
-        suite_name=row["suite_name"],
-        suite_version=row["suite_version"],
-        suite_hash=row["suite_hash"],
-        model=row["model"],
-        started_at=row["started_at"],
-        status=row["status"],
-        total=row["total"],
-        scored=row["scored"],
-        passed=row["passed"],
-        accuracy=row["accuracy"],
-        tags=_tags_of(conn, row["run_id"]),
-    )
 
 
 def tag_run(ref: str, tags: Sequence[str], *, db: Path | None = None) -> str:

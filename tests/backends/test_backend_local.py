@@ -64,6 +64,12 @@ def test_replay_output_and_message_lines(tmp_path: Path) -> None:
     assert second.raw == {"role": "assistant", "content": "no"}
 
 
+def test_replay_keeps_finish_reason_and_ttft(tmp_path: Path) -> None:
+    line = {"case_id": "TC-1", "output": "<tool", "finish_reason": "length", "ttft_ms": 80.0}
+    reply = _ask(f"replay/{_write(tmp_path / 'r.jsonl', [line])}")
+    assert (reply.finish_reason, reply.ttft_ms) == ("length", 80.0)
+
+
 def test_replay_missing_case_is_an_error_reply(tmp_path: Path) -> None:
     file = _write(tmp_path / "r.jsonl", [{"case_id": "TC-1", "output": "x"}])
     assert _ask(f"replay/{file}", "TC-9").error == "no recorded response"

@@ -101,3 +101,23 @@ def test_html_without_failures_says_so(run: toolgrade.RunResult) -> None:
     text = toolgrade.render_report(passed, "html")
     assert "<p>No failures.</p>" in text
     assert 'id="failures"' not in text
+
+
+def test_html_detail_without_values_shows_its_message(run: toolgrade.RunResult) -> None:
+    # BFCL's checker explains a difference in words only: no "expected null, got null".
+    message = "BFCL value_error:string: Invalid value for parameter 'city': 'Berlin'."
+    results = [
+        r.model_copy(
+            update={
+                "details": (toolgrade.Mismatch(path="$.city", reason="value", message=message),)
+            }
+        )
+        if r.case_id == "TC-023"
+        else r
+        for r in run.results
+    ]
+    text = toolgrade.render_report(run.model_copy(update={"results": results}), "html")
+    tc023 = text.split('data-name="TC-023"')[1].split('<tbody class="case"')[0]
+    diffs = tc023.split('<ul class="diffs">')[1].split("</ul>")[0]
+    assert "Invalid value for parameter" in diffs
+    assert "null" not in diffs

@@ -97,3 +97,15 @@ def test_text_repeated_cases_are_numbered(run: toolgrade.RunResult) -> None:
     text = toolgrade.render_report(repeated, "text")
     assert "  TC-015 #1: Expected search, got read_file" in text
     assert "  TC-015 #2: Expected search, got read_file" in text
+
+
+def test_text_warns_when_many_cases_timed_out(run: toolgrade.RunResult) -> None:
+    # "75.0% (3/4)" over the cases that finished must not read as the model's accuracy.
+    timed_out = [
+        r.model_copy(update={"status": toolgrade.Status.TIMEOUT, "score": 0.0}) if i < 5 else r
+        for i, r in enumerate(run.results)
+    ]
+    text = toolgrade.render_report(run.model_copy(update={"results": timed_out}), "text")
+    n = sum(r.status == "timeout" for r in timed_out)
+    assert f"Warning: {n} of {len(run.results)} cases timed out" in text
+    assert "Warning:" not in toolgrade.render_report(run, "text")

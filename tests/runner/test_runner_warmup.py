@@ -268,7 +268,7 @@ def test_too_many_timeouts_warn_during_the_run(toolgrade_home: Path) -> None:
 
 
 def test_two_timeouts_or_a_small_share_do_not_warn() -> None:
-    from toolgrade.runner._health import too_many_timeouts
+    from toolgrade._health import too_many_timeouts
 
     assert not too_many_timeouts(2, 2)
     assert not too_many_timeouts(3, 31)

@@ -29,6 +29,10 @@ class ReplayRecord(BaseModel):
     """Or the assistant message (OpenAI or Ollama shape), or a whole chat-completion response."""
     latency_ms: float | None = None
     """Recorded answer time."""
+    ttft_ms: float | None = None
+    """Recorded time to the first streamed token."""
+    finish_reason: str | None = None
+    """Why the server stopped (`length`: cut off at the token limit), as recorded."""
     error: str | None = None
     """A recorded failure: the case is reported as `error`."""
     repeat: int | None = None
@@ -103,7 +107,13 @@ class ReplayBackend:
         exact = [r for r in records if r.repeat == request.repeat]
         record = exact[0] if exact else records[request.repeat % len(records)]
         raw: JsonValue = record.output if record.output is not None else record.message
-        return ChatReply(raw=raw, latency_ms=record.latency_ms, error=record.error)
+        return ChatReply(
+            raw=raw,
+            latency_ms=record.latency_ms,
+            error=record.error,
+            ttft_ms=record.ttft_ms,
+            finish_reason=record.finish_reason,
+        )
 
     async def aclose(self) -> None:
         """Nothing to release."""

@@ -61,7 +61,7 @@ class FailureRow:
     raw: tuple[RawPart, ...] | None
     """The raw output as text, reasoning and calls (one JSON part if unrecognised)."""
     pairs: tuple[PairView, ...]
-    details: tuple[tuple[str, str, str, str], ...]
+    details: tuple[tuple[str, str, str, str, str], ...]
     """(path, reason, expected JSON, actual JSON) of every argument difference."""
     error: str | None
 
@@ -120,8 +120,10 @@ def _row(case: CaseView) -> FailureRow:
             (
                 m.path,
                 m.reason,
-                _json_or_blank(m.expected, m.reason == "unexpected"),
-                _json_or_blank(m.actual, m.reason == "missing"),
+                # A difference told only by its message (BFCL's) has no values to show.
+                _json_or_blank(m.expected, m.reason == "unexpected" or not m.values_known),
+                _json_or_blank(m.actual, m.reason == "missing" or not m.values_known),
+                clip(m.message, 500),
             )
             for m in r.details
         ),

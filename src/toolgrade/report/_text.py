@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from toolgrade._health import timeout_warning
 from toolgrade.compare import Comparison
 from toolgrade.metrics import Breakdown, RunMetrics
 from toolgrade.report._raw import raw_text
@@ -43,6 +44,9 @@ def render_text(data: ReportInput) -> str:
     if data.cut_off:
         lines.append(f"Cut Off: {data.cut_off} (answers stopped at the token limit)")
     lines.append(f"Accuracy: {accuracy_text(m)}")
+    warning = timeout_warning(run)
+    if warning is not None:
+        lines.append(f"Warning: {warning}")
     lines += _breakdown("By Category", m.by_category, headings=True)
     lines += _breakdown("By Tool", m.by_tool, headings=False)
     lines += _failures("Failures", data.failures)

@@ -1,7 +1,7 @@
 """The runner: send a suite's cases to a model, judge the answers, keep every result."""
 
+from toolgrade._health import run_summary_line, timeout_warning
 from toolgrade.runner._api import aresume_run, arun_suite, resume_run, run_suite
-from toolgrade.runner._health import run_summary_line, timeout_warning
 from toolgrade.runner._options import RunOptions
 from toolgrade.runner._progress import Progress, ProgressKind, make_progress
 from toolgrade.runner._rescore import rescore_run

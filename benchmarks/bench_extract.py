@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _timing import describe, time_calls
 
 from toolgrade import extract_calls
+from toolgrade.suite import ToolSpec
 
 DATA = Path(__file__).parents[1] / "tests" / "data" / "extract"
 MEDIAN_US, P99_US, HOSTILE_MS = 50.0, 1000.0, 100.0
@@ -52,6 +53,32 @@ HOSTILE = {
     "1 MB of <think>": "<think>" * (NEAR // 7),
     "1 MB of prose": "The weather in Paris is mild today. " * (NEAR // 36),
     "1 MB of pythonic calls": "[f(a=1), " * (NEAR // 9),
+    # Issue "no input can hang a run": each of these hung or took seconds before.
+    "1 MB of Gemma 4 `[}` calls": "<|tool_call>call:n{s:[}}<tool_call|>" * (NEAR // 36),
+    "1 MB of FunctionGemma `[}` calls": (
+        "<start_function_call>call:f{a:[}}<end_function_call>" * (NEAR // 53)
+    ),
+    "1 MB of 5,000-digit integers in <tool_call>": (
+        '<tool_call>{"name": "f", "arguments": {"a": ' + "1" * 5000 + "}}</tool_call>"
+    )
+    * (NEAR // 5060),
+    "1 MB of Qwen3-Coder parameters, then `</parameter>x`": (
+        "<tool_call><function=f>"
+        + "<parameter=a>\n" * (NEAR // 28)
+        + "</parameter>x" * (NEAR // 28)
+        + "</function></tool_call>"
+    ),
+}
+NUMBER_TOOL = [
+    ToolSpec(name="f", parameters={"type": "object", "properties": {"a": {"type": "number"}}})
+]
+HOSTILE_WITH_TOOLS = {
+    # `\d{1,400}\.?\d{0,400}` tried every split of a long digit run: ~10 ms per value.
+    "1 MB of 801-digit XML values typed as numbers": (
+        '<function_calls><invoke name="f">'
+        + "".join(f'<parameter name="a">{"1" * 801}</parameter>' for _ in range(NEAR // 840))
+        + "</invoke></function_calls>"
+    ),
 }
 
 
@@ -72,11 +99,13 @@ def main() -> int:
         f"extract_calls, {len(cases)} example outputs <= 8 KB: {describe(samples)}"
         f" (target median < {MEDIAN_US:.0f} us, p99 < {P99_US:.0f} us)"
     )
-    for label, text in HOSTILE.items():
+    hostile = [(label, text, None) for label, text in HOSTILE.items()]
+    hostile += [(label, text, NUMBER_TOOL) for label, text in HOSTILE_WITH_TOOLS.items()]
+    for label, text, tools in hostile:
         runs = []
         for _ in range(3):
             start = time.perf_counter()
-            extract_calls(text)
+            extract_calls(text, tools=tools)
             runs.append((time.perf_counter() - start) * 1000)
         best = min(runs)
         ok = ok and best < HOSTILE_MS

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from toolgrade._json import JsonObject
 from toolgrade.errors import InputError
-from toolgrade.extract._common import MAX_OUTPUT_CHARS, parse_error
+from toolgrade.extract._common import MAX_OUTPUT_CHARS, limit_calls, parse_error
 from toolgrade.extract._reasoning import strip_reasoning
 from toolgrade.extract._registry import find_format, format_names, text_formats
 from toolgrade.extract._structured import Shape, StructuredFormat, parse_structured, shape_of
@@ -64,10 +64,11 @@ def _shape(output: object) -> Shape | Extraction:
 def _run(fmt: TextFormat, text: str, ctx: ExtractContext) -> Extraction | None:
     """Run one parser; decoding trouble it did not catch is the model's, not ours."""
     try:
-        return fmt.parse(text, ctx)
+        found = fmt.parse(text, ctx)
     except (ValueError, RecursionError, SyntaxError, MemoryError) as exc:
         logger.warning("extractor %s failed on model output: %s", fmt.name, exc)
         return Extraction(format=fmt.name, errors=(parse_error(f"{fmt.name}: {exc}"),))
+    return None if found is None else limit_calls(found)
 
 
 _WORD = re.compile(r"[A-Za-z0-9_]+")
@@ -215,7 +216,7 @@ def extract_calls(
     if forced is None or isinstance(forced, StructuredFormat):
         structured = parse_structured(shape)
         if structured is not None or forced is not None:
-            return structured or Extraction()
+            return limit_calls(structured) if structured else Extraction()
     return _from_text(shape.text, forced, ctx)
 
 

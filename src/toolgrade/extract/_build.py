@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade.calls import ToolCall
-from toolgrade.extract._common import loads_bounded, parse_error
+from toolgrade.extract._common import MAX_CALLS, loads_bounded, parse_error
 from toolgrade.extract._types import ExtractContext, Extraction, ExtractionError
 
 __all__ = ["MAX_ERRORS", "Finder", "Found", "is_tool_name", "json_arguments", "resolve_name"]
@@ -102,8 +102,12 @@ class Found:
 
     @property
     def full(self) -> bool:
-        """True once `MAX_ERRORS` problems are recorded: scanning further is pointless."""
-        return len(self.errors) >= MAX_ERRORS
+        """True once `MAX_ERRORS` problems or more than `MAX_CALLS` calls are recorded.
+
+        Scanning further is pointless: `extract_calls` keeps only `MAX_CALLS` calls (and
+        notes the cap when there are more).
+        """
+        return len(self.errors) >= MAX_ERRORS or len(self.calls) > MAX_CALLS
 
     def result(self) -> Extraction | None:
         """The `Extraction`, or None when neither calls nor malformed calls were seen."""

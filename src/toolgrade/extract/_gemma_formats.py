@@ -10,17 +10,18 @@ booleans, nested `{...}` objects and `[...]` arrays are written as they are::
 
 from __future__ import annotations
 
-import math
 import re
 
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade.extract._build import Finder, Found, is_tool_name
-from toolgrade.extract._common import MAX_DEPTH
+from toolgrade.extract._common import MAX_DEPTH, NumberTooLarge, read_float, read_int
 from toolgrade.extract._types import ExtractContext, Extraction, TextFormat
 
 __all__ = ["FORMATS", "parse_functiongemma", "parse_gemma4"]
 
-_NUMBER = re.compile(r"-?\d{1,400}(?:\.\d{1,400})?(?:[eE][-+]?\d{1,5})?")
+_INTEGER = re.compile(r"-?\d+")
+# Unambiguous (each part starts with its own character), so it cannot backtrack.
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _BARE_WORDS: dict[str, JsonValue] = {"true": True, "false": False, "null": None}
 
 
@@ -86,7 +87,11 @@ class _Reader:
         return _bare(text[start : self.pos].strip())
 
     def items(self, depth: int) -> list[JsonValue]:
-        """Read array items up to `]`."""
+        """Read array items up to `]`.
+
+        Every item must be followed by `,` or `]`: a `}` there (`[1}`) is malformed, and
+        each turn of the loop consumes text, so no input can keep it from ending.
+        """
         result: list[JsonValue] = []
         while True:
             self._skip(" \t\r\n,")
@@ -96,17 +101,27 @@ class _Reader:
                 self.pos += 1
                 return result
             result.append(self.value(depth))
+            self._skip()
+            if not self.text.startswith((",", "]"), self.pos):
+                # A bare value stops before `}` without consuming it: `[}` must end here.
+                raise _Malformed(f"expected ',' or ']' at char {self.pos}")
 
 
 def _bare(word: str) -> JsonValue:
+    """A bare word: true/false/null, a number, or (leniently) the word as text.
+
+    A word that is a number but cannot be kept (too many digits, or infinite) is
+    malformed, as it is in JSON.
+    """
     if word in _BARE_WORDS:
         return _BARE_WORDS[word]
-    if _NUMBER.fullmatch(word):
-        if word.lstrip("-").isdigit():
-            return int(word)
-        number = float(word)
-        if math.isfinite(number):
-            return number
+    try:
+        if _INTEGER.fullmatch(word):
+            return read_int(word)
+        if _NUMBER.fullmatch(word):
+            return read_float(word)
+    except NumberTooLarge as exc:
+        raise _Malformed(str(exc)) from None
     return word
 
 

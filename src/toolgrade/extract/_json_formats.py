@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from toolgrade._json import JsonValue
-from toolgrade.extract._common import parse_error
+from toolgrade.extract._common import MAX_CALLS, cap_error, parse_error
 from toolgrade.extract._json_functionary import FORMATS as _FUNCTIONARY_FORMATS
 from toolgrade.extract._json_scan import (
     Found,
@@ -30,8 +30,8 @@ from toolgrade.extract._types import ExtractContext, Extraction, TextFormat
 
 __all__ = ["FORMATS", "json_tagged_blocks", "tagged_blocks"]
 
-_MAX_BLOCKS = 256
-"""Calls of one output considered at most; more is hostile, not a model's answer."""
+_MAX_BLOCKS = MAX_CALLS + 1
+"""Blocks of one output read at most: reading one past the cap shows it was hit."""
 _MAX_VALUES = 64
 """JSON values read from one tag body at most."""
 _MAX_FAILED_DECODES = 16
@@ -59,6 +59,12 @@ def tagged_blocks(text: str, open_tag: str, close_tag: str) -> list[tuple[str, b
             blocks.append((text[start : nxt if nxt != -1 else len(text)], False))
         pos = nxt
     return blocks
+
+
+def _note_cap(found: Found, blocks: int) -> None:
+    """Say so when an output has more call blocks than `MAX_CALLS` (the rest are not read)."""
+    if blocks > MAX_CALLS:
+        found.errors.append(cap_error())
 
 
 Block = tuple[str, bool, list[JsonValue] | None]
@@ -136,13 +142,15 @@ def _tagged_json(
 ) -> Extraction | None:
     """Calls in `<open>{json}</close>` blocks; bodies starting with `foreign` are not ours."""
     found = Found.empty()
-    for index, (body, closed, values) in enumerate(json_tagged_blocks(text, *tags), start=1):
+    blocks = json_tagged_blocks(text, *tags)
+    for index, (body, closed, values) in enumerate(blocks, start=1):
         stripped = body.lstrip()
         if foreign and stripped.startswith(foreign):
             continue
         if not stripped or (not closed and "{" not in stripped and "[" not in stripped):
             continue  # the tags mentioned in prose, not a call
         _json_body(body, closed, f"{name}: {tags[0]} #{index}", found, values)
+    _note_cap(found, len(blocks))
     return as_extraction(found, name)
 
 
@@ -168,6 +176,7 @@ def _internlm2(text: str, ctx: ExtractContext) -> Extraction | None:
         if not sep or head.strip():
             continue
         _json_body(rest, closed, f"internlm2: action #{index}", found, values)
+    _note_cap(found, len(blocks))
     return as_extraction(found, "internlm2")
 
 
@@ -200,6 +209,7 @@ def _prefixed_json(
         else:
             found.add(*calls_from_payload(value, where))
         pos = text.find(marker, max(end, begin))
+    _note_cap(found, index)
     return as_extraction(found, name)
 
 
@@ -239,6 +249,7 @@ def _llama3_json(text: str, ctx: ExtractContext) -> Extraction | None:
     bodies = text.split("<|python_tag|>")[1:] or [text]
     for index, body in enumerate(bodies[:_MAX_BLOCKS], start=1):
         _llama_body(body, f"llama3_json: call #{index}", found)
+    _note_cap(found, len(bodies))
     return as_extraction(found, "llama3_json")
 
 
@@ -278,6 +289,7 @@ def _mistral(text: str, ctx: ExtractContext) -> Extraction | None:
     segments = text.split("[TOOL_CALLS]")[1:] or ([text] if text.lstrip()[:1] in "[{" else [])
     for index, segment in enumerate(segments[:_MAX_BLOCKS], start=1):
         _mistral_one(segment, f"mistral: [TOOL_CALLS] #{index}", found)
+    _note_cap(found, len(segments))
     return as_extraction(found, "mistral")
 
 

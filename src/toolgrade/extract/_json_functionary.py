@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from toolgrade._json import JsonValue
-from toolgrade.extract._common import parse_error
+from toolgrade.extract._common import MAX_CALLS, cap_error, parse_error
 from toolgrade.extract._json_scan import (
     Found,
     as_extraction,
@@ -25,8 +25,8 @@ from toolgrade.extract._types import ExtractContext, Extraction, TextFormat
 
 __all__ = ["FORMATS"]
 
-_MAX_BLOCKS = 256
-"""Calls of one output considered at most; more is hostile, not a model's answer."""
+_MAX_BLOCKS = MAX_CALLS + 1
+"""Calls of one output read at most: reading one past the cap shows it was hit."""
 _MAX_FAILED_DECODES = 16
 """Calls whose arguments fail to decode before the rest of the output is left unread."""
 
@@ -51,6 +51,8 @@ def _functionary_v3(text: str, ctx: ExtractContext) -> Extraction | None:
     while pos != -1 and len(starts) < _MAX_BLOCKS:
         starts.append(pos + 3)
         pos = text.find(">>>", pos + 3)
+    if len(starts) > MAX_CALLS:
+        found.errors.append(cap_error())
     for start in starts:
         head = _FUNCTIONARY_HEAD.match(text, start)
         if head is None or head.group(1) == "all":
@@ -106,6 +108,8 @@ def _functionary_v31(text: str, ctx: ExtractContext) -> Extraction | None:
                 parse_error(f"{where}: text after the arguments ({text[after : after + 40]!r})")
             )
         _add_call(found, name, arguments, where)
+    if seen > MAX_CALLS:
+        found.errors.append(cap_error())
     return as_extraction(found, "functionary_v31")
 
 

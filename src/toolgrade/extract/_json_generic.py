@@ -23,6 +23,7 @@ import re
 
 from toolgrade._json import JsonValue
 from toolgrade.calls import ToolCall
+from toolgrade.extract._common import MAX_CALLS, cap_error
 from toolgrade.extract._json_scan import (
     SINGLE_INPUT,
     Found,
@@ -42,7 +43,8 @@ __all__ = ["FORMATS", "fenced_blocks", "generic_calls"]
 _FENCE_LANGS = frozenset(
     {"", "json", "jsonc", "json5", "tool_call", "tool_calls", "function_call", "functions"}
 )
-_MAX_FENCES = 64
+_MAX_FENCES = MAX_CALLS + 1
+"""Fenced blocks read at most: reading one past the call cap shows it was hit."""
 _MAX_FAILED_DECODES = 16
 """Candidates that fail to decode before a bare scan gives up (bounds hostile input)."""
 _BROKEN_WINDOW = 4096
@@ -247,6 +249,8 @@ def _fenced_json(text: str, ctx: ExtractContext) -> Extraction | None:
         if end == -1:
             break
         pos = text.find("```", end + 3)
+    if index > MAX_CALLS:
+        reader.found.errors.append(cap_error())
     return as_extraction(reader.found, "fenced_json")
 
 
@@ -277,6 +281,8 @@ def _bare_json(text: str, ctx: ExtractContext) -> Extraction | None:
     if whole is not None:
         return whole
     for match in _CANDIDATE.finditer(text):
+        if found.full:
+            break
         if match.start() < consumed:
             continue
         start = max(consumed, _candidate_start(text, match.start()))

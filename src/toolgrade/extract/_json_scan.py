@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade.calls import ToolCall
-from toolgrade.extract._common import MAX_DEPTH, parse_error, reject_constant
+from toolgrade.extract._common import JSON_DECODER, MAX_CALLS, MAX_DEPTH, parse_error
 from toolgrade.extract._types import ExtractContext, Extraction, ExtractionError
 
 __all__ = [
@@ -34,7 +34,6 @@ __all__ = [
     "skip_space",
 ]
 
-_DECODER = json.JSONDecoder(parse_constant=reject_constant)
 _WS = re.compile(r"\s*")
 # A call's name inside JSON text that failed to decode: used only to decide whether broken
 # JSON was meant as a call (then it is a parse_error) or is unrelated prose.
@@ -69,11 +68,12 @@ def decode_at(text: str, pos: int) -> tuple[JsonValue, int]:
 
     Raises:
         TooDeepError: nested deeper than `MAX_DEPTH`.
-        ValueError: not valid JSON at `pos` (the message says where).
+        ValueError: not valid JSON at `pos` (the message says where), or a number
+            that is not kept (`NumberTooLarge`).
     """
     pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
     try:
-        value, end = _DECODER.raw_decode(text, pos)
+        value, end = JSON_DECODER.raw_decode(text, pos)
     except json.JSONDecodeError as exc:
         raise ValueError(f"invalid JSON: {exc.msg} at char {exc.pos}") from None
     except RecursionError:
@@ -277,6 +277,11 @@ class Found:
         """Append calls and errors, keeping output order."""
         self.calls.extend(calls)
         self.errors.extend(errors)
+
+    @property
+    def full(self) -> bool:
+        """More than `MAX_CALLS` calls: reading on is pointless (`limit_calls` cuts them)."""
+        return len(self.calls) > MAX_CALLS
 
     @property
     def anything(self) -> bool:

@@ -6,11 +6,17 @@ the remaining JSON-bodied formats that vLLM's and SGLang's tool parsers know.
 
 from __future__ import annotations
 
-import json
+from json import JSONDecodeError
 
 from toolgrade._json import JsonValue
 from toolgrade.extract._build import Finder, Found, is_tool_name
-from toolgrade.extract._common import MAX_DEPTH, json_depth, loads_bounded, reject_constant
+from toolgrade.extract._common import (
+    JSON_DECODER,
+    MAX_DEPTH,
+    NumberTooLarge,
+    json_depth,
+    loads_bounded,
+)
 from toolgrade.extract._json_scan import json_until, skip_space
 from toolgrade.extract._types import ExtractContext, Extraction, TextFormat
 
@@ -24,7 +30,6 @@ __all__ = [
     "parse_minimax_m1",
 ]
 
-_DECODER = json.JSONDecoder(parse_constant=reject_constant)
 _MAX_VALUES = 64
 """JSON values read from one tag body at most."""
 _MAX_FAILED_DECODES = 16
@@ -54,9 +59,11 @@ def _json_values(body: str) -> list[JsonValue] | str:
         if pos >= len(body):
             return values
         try:
-            value, pos = _DECODER.raw_decode(body, pos)
-        except json.JSONDecodeError as exc:
+            value, pos = JSON_DECODER.raw_decode(body, pos)
+        except JSONDecodeError as exc:
             return f"invalid JSON: {exc.msg} at char {exc.pos}"
+        except NumberTooLarge as exc:
+            return f"invalid JSON: {exc}"
         values.append(value)
 
 
@@ -184,9 +191,12 @@ def parse_granite_20b_fc(text: str, ctx: ExtractContext) -> Extraction | None:
             found.error(f"granite_20b_fc call #{index}: JSON nested deeper than {MAX_DEPTH}")
             continue
         try:
-            value, _ = _DECODER.raw_decode(body)
-        except json.JSONDecodeError as exc:
+            value, _ = JSON_DECODER.raw_decode(body)
+        except JSONDecodeError as exc:
             found.error(f"granite_20b_fc call #{index}: invalid JSON: {exc.msg}")
+            continue
+        except NumberTooLarge as exc:
+            found.error(f"granite_20b_fc call #{index}: invalid JSON: {exc}")
             continue
         found.json_item(value, ctx, where=f"granite_20b_fc call #{index}")
     return found.result()

@@ -16,7 +16,8 @@ import re
 from dataclasses import dataclass, field
 
 from toolgrade._json import JsonObject, JsonValue
-from toolgrade.extract._common import MAX_DEPTH
+from toolgrade.extract._brackets import bracket_depth, matching_bracket
+from toolgrade.extract._common import MAX_DEPTH, MAX_INT_DIGITS
 
 __all__ = [
     "MAX_ELEMENTS",
@@ -30,13 +31,16 @@ __all__ = [
 ]
 
 _NAMED_LITERALS: dict[str, JsonValue] = {"true": True, "false": False, "null": None}
-# Characters that matter when matching brackets; everything else is skipped by the regex
-# engine (one character class, so no backtracking).
-_SIGNIFICANT = re.compile(r"[\[\](){}'\"\\\n]")
 _RESERVED_SUFFIX = "__toolgrade_kw"
 _STRUCTURAL = ",([{=:"
 MAX_ELEMENTS = 4000
 """Python call text with more values, items and strings than this is refused unparsed."""
+_INT_BOUND = 10**MAX_INT_DIGITS
+"""Integers at least this large (more than `MAX_INT_DIGITS` digits) are not literals.
+
+Hexadecimal, octal and binary literals have no conversion limit in Python, and a huge
+one could not be written back as JSON text."""
+_TOO_LONG = f"an integer with more than {MAX_INT_DIGITS} digits"
 
 
 class NotLiteral(ValueError):
@@ -69,8 +73,12 @@ def literal_value(node: ast.AST, depth: int = 0) -> JsonValue:
 
 
 def _constant(value: object) -> JsonValue:
-    if value is None or isinstance(value, str | bool | int):
+    if value is None or isinstance(value, str | bool):
         return value
+    if isinstance(value, int):
+        if -_INT_BOUND < value < _INT_BOUND:
+            return value
+        raise NotLiteral(_TOO_LONG)
     if isinstance(value, float):
         if not math.isfinite(value):
             raise NotLiteral("a number too large for JSON")
@@ -95,65 +103,6 @@ def _describe(node: ast.AST) -> str:
     return f"a {type(node).__name__} expression"
 
 
-def bracket_depth(text: str) -> int:
-    """Deepest bracket nesting of Python-like text, ignoring quoted strings."""
-    depth = best = 0
-    quote = ""
-    escaped = False
-    for match in _SIGNIFICANT.finditer(text):
-        ch = match.group()
-        if quote:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == quote:
-                quote = ""
-        elif ch in "'\"":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-            best = max(best, depth)
-        elif ch in ")]}":
-            depth -= 1
-    return best
-
-
-def matching_bracket(text: str, start: int, *, limit: int) -> int:
-    """Index of the bracket closing the one at `start`, or -1 (none within `limit` chars).
-
-    Nesting deeper than `MAX_DEPTH` also gives -1 (such a block would be refused anyway).
-
-    Quoted strings are skipped; a string left open at a newline counts as closed there, so
-    a stray apostrophe cannot swallow the rest of the text.
-    """
-    stack: list[str] = []
-    quote = ""
-    escaped = False
-    pairs = {")": "(", "]": "[", "}": "{"}
-    for match in _SIGNIFICANT.finditer(text, start, min(len(text), start + limit)):
-        ch = match.group()
-        if quote:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == quote or ch == "\n":
-                quote = ""
-        elif ch in "'\"":
-            quote = ch
-        elif ch in "([{":
-            stack.append(ch)
-            if len(stack) > MAX_DEPTH:
-                return -1
-        elif ch in ")]}":
-            if not stack or stack.pop() != pairs[ch]:
-                return -1
-            if not stack:
-                return match.start()
-    return -1
-
-
 def parse_python_literal(text: str) -> JsonValue:
     """Parse one Python literal (e.g. `{'k': [1, None]}`) without evaluating anything.
 
@@ -166,7 +115,9 @@ def parse_python_literal(text: str) -> JsonValue:
         raise NotLiteral(f"more than {MAX_ELEMENTS} syntax elements")
     try:
         tree = ast.parse(text.strip(), mode="eval")
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    except SyntaxError as exc:
+        raise NotLiteral(_syntax_problem(exc, "not Python literal syntax")) from None
+    except (ValueError, RecursionError, MemoryError):
         raise NotLiteral("not Python literal syntax") from None
     return literal_value(tree.body)
 
@@ -220,10 +171,16 @@ def _parse_module(text: str) -> ast.Module | str:
         try:
             return ast.parse(candidate, mode="exec")
         except SyntaxError as exc:
-            first_error = first_error or f"invalid call syntax: {exc.msg}"
+            first_error = first_error or _syntax_problem(exc, f"invalid call syntax: {exc.msg}")
         except (ValueError, RecursionError, MemoryError):
             return "input Python's parser refuses"
     return first_error
+
+
+def _syntax_problem(exc: SyntaxError, default: str) -> str:
+    """The parser's complaint; its integer-size refusal said as extraction says it."""
+    # Python's own message names `sys.set_int_max_str_digits()`, advice for programmers.
+    return _TOO_LONG if "integer string conversion" in str(exc.msg) else default
 
 
 def _repairs(text: str) -> list[str]:

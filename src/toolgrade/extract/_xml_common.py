@@ -8,13 +8,12 @@ otherwise.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade.extract._build import Found, is_tool_name, json_arguments
-from toolgrade.extract._common import loads_bounded
+from toolgrade.extract._common import NumberTooLarge, loads_bounded, read_float, read_int
 from toolgrade.extract._pyliteral import NotLiteral, parse_python_literal
 from toolgrade.extract._types import ExtractContext, Extraction
 
@@ -29,8 +28,10 @@ __all__ = [
     "wrapped_invokes",
 ]
 
-_INTEGER = re.compile(r"[-+]?\d{1,400}")
-_NUMBER = re.compile(r"[-+]?(?:\d{1,400}\.?\d{0,400}|\.\d{1,400})(?:[eE][-+]?\d{1,5})?")
+_INTEGER = re.compile(r"[-+]?\d+")
+# Each part starts with a character of its own, so a failed match cannot backtrack: the
+# old `\d{1,400}\.?\d{0,400}` tried every split of a long digit run (10 ms per value).
+_NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
 _JSON_START = frozenset('{["-0123456789tfn')
 _MAX_SCHEMA_DEPTH = 8
 _FAILED = object()
@@ -82,6 +83,10 @@ def typed_value(raw: str, *, known: bool, schema: JsonObject | None) -> JsonValu
 
     Returns:
         The value as the schema's type when the text converts, else the text itself.
+
+    Raises:
+        NumberTooLarge: the schema asks for a number (or a container) and the text is
+            one that is not kept (more than `MAX_INT_DIGITS` digits, or infinite).
     """
     if not known:
         return untyped_value(raw)
@@ -133,20 +138,15 @@ def _json_type(value: JsonValue) -> str:
 
 
 def _convert(text: str, kind: str) -> object:
-    if kind == "integer":
+    if kind in ("integer", "number"):
         if _INTEGER.fullmatch(text):
-            return int(text)
-        number = _convert(text, "number")
-        if isinstance(number, float) and number.is_integer():
-            return int(number)
-        return _FAILED
-    if kind == "number":
-        if _INTEGER.fullmatch(text):
-            return int(text)
-        if _NUMBER.fullmatch(text):
-            number = float(text)
-            return number if math.isfinite(number) else _FAILED
-        return _FAILED
+            return read_int(text)
+        if not _NUMBER.fullmatch(text):
+            return _FAILED
+        number = read_float(text)
+        if kind == "number":
+            return number
+        return int(number) if number.is_integer() else _FAILED
     if kind == "boolean":
         lowered = text.lower()
         return lowered == "true" if lowered in ("true", "false") else _FAILED
@@ -154,6 +154,8 @@ def _convert(text: str, kind: str) -> object:
     for decode in (loads_bounded, parse_python_literal):
         try:
             value = decode(text)
+        except NumberTooLarge:
+            raise
         except ValueError:
             continue
         if isinstance(value, wanted):
@@ -236,7 +238,14 @@ def _read_invoke_body(
             found.call(name, arguments, ctx)
             return pos + len(syntax.invoke_end)
         if body.startswith(syntax.param, pos):
-            pos = _read_parameter(body, pos, tool=name, arguments=arguments, ctx=ctx, syntax=syntax)
+            try:
+                pos = _read_parameter(
+                    body, pos, tool=name, arguments=arguments, ctx=ctx, syntax=syntax
+                )
+            except NumberTooLarge as exc:
+                found.error(f"invoke of '{name}': {exc}")
+                close = body.find(syntax.invoke_end, pos)
+                return -1 if close == -1 else close + len(syntax.invoke_end)
             if pos == -1:
                 found.error(f"parameter of '{name}' is not closed (output truncated?)")
                 return -1

@@ -125,6 +125,21 @@ def test_score_calls_returns_unrounded_precision_recall() -> None:
             [{"name": "a", "arguments": "{bad"}],
             "actual[0]: arguments of 'a' are not valid JSON",
         ),
+        (
+            [{"name": "a", "arguments": '{"n": NaN}'}],
+            [],
+            "expected[0]: arguments of 'a': $.n: NaN is not a JSON number",
+        ),
+        (
+            [],
+            [{"name": "a", "arguments": '{"n": ' + "9" * 5000 + "}"}],
+            "actual[0]: arguments of 'a': $.n: an integer of 5000 digits",
+        ),
+        (
+            [],
+            [{"function": {"name": "a", "arguments": '{"n": 1, "n": 2}'}}],
+            "actual[0]: arguments of 'a': $.n: duplicate key 'n' (first at line 1)",
+        ),
     ],
 )
 def test_score_calls_bad_input_raises_input_error_naming_side_and_index(

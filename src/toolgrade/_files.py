@@ -7,12 +7,23 @@ each refuses an oversized or undecodable file the same way.
 from __future__ import annotations
 
 import json
+import os
+import secrets
 from pathlib import Path
 
-from toolgrade._json import JsonValue
+from toolgrade._json import JsonIssue, JsonValue, loads_checked
 from toolgrade.errors import InputError, ToolgradeError
 
-__all__ = ["MAX_FILE_BYTES", "decode_text", "parse_json", "read_bytes", "read_text"]
+__all__ = [
+    "MAX_FILE_BYTES",
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "decode_text",
+    "parse_json",
+    "parse_json_issues",
+    "read_bytes",
+    "read_text",
+]
 
 MAX_FILE_BYTES = 512 * 1024 * 1024
 """Files larger than this are refused before they are read."""
@@ -54,17 +65,92 @@ def read_text(
 
 
 def parse_json(text: str, *, name: str, error: type[ToolgradeError] = InputError) -> JsonValue:
-    """Parse JSON text.
+    """Parse JSON text strictly (see `toolgrade._json.loads_checked`).
+
+    Refused: NaN and Infinity, a number out of range, an integer too long to read, a key
+    given twice in one object.
+
+    Raises:
+        ToolgradeError: of class `error`, with the line and column of invalid JSON, or
+            the line and JSON path of the first value refused.
+    """
+    value, issues = parse_json_issues(text, name=name, error=error)
+    if issues:
+        first = issues[0]
+        more = f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""
+        location = f"line {first.line}"
+        raise error(f"{first.path}: {first.message}{more}", path=name, location=location)
+    return value
+
+
+def parse_json_issues(
+    text: str, *, name: str, error: type[ToolgradeError] = InputError
+) -> tuple[JsonValue, tuple[JsonIssue, ...]]:
+    """Parse JSON text; list the values refused rather than raising (`loads_checked`).
 
     Raises:
         ToolgradeError: of class `error`, with the line and column of invalid JSON.
     """
     try:
-        value: JsonValue = json.loads(text)
+        return loads_checked(text)
     except json.JSONDecodeError as exc:
         raise error(
             f"invalid JSON: {exc.msg}", path=name, location=f"line {exc.lineno} column {exc.colno}"
         ) from None
     except RecursionError:
         raise error("JSON nested too deeply", path=name) from None
-    return value
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Replace `path` with `data` all at once: the old content or the new, never half.
+
+    The bytes go to a temporary file in the same folder (same file system, so the
+    rename is atomic), are flushed to disk with `fsync`, then renamed over `path`. On
+    any failure the temporary file is removed and `path` is left as it was. The file
+    gets the usual permissions (0666 less the umask), as `open(path, "w")` would.
+
+    Raises:
+        OSError: the file cannot be written (e.g. `ENOSPC`, `EACCES`, `EROFS`); its
+            `filename` is `path`.
+    """
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(tmp, flags, 0o666)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            tmp.replace(path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        # Name the file the caller asked for, not the temporary one (same subclass:
+        # OSError(errno, ...) builds PermissionError, FileNotFoundError, ...).
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
+    _fsync_folder(path.parent)
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """`atomic_write_bytes` of UTF-8 text (newlines written as given).
+
+    Raises:
+        OSError: the file cannot be written.
+    """
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make the rename itself durable (POSIX); Windows cannot open a folder, and needs not."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some file systems refuse fsync on a folder; the data itself is synced
+    finally:
+        os.close(fd)

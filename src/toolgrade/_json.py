@@ -1,10 +1,238 @@
-"""JSON type aliases shared by every module."""
+"""JSON type aliases, and strict reading of JSON input.
+
+Python's `json` accepts `NaN` and `Infinity`, reads `1e999` as infinity, keeps the last
+of two equal keys, and raises a bare `ValueError` on an integer of more digits than
+Python converts (4300 by default). In a suite each of these is a case that can never
+pass or a value silently lost, so `loads_checked` reports them as `JsonIssue`s, each
+with the JSON path and the line of the value at fault. The positions come from a second,
+pure-Python scan that only runs when the fast parse flagged something (or to locate a
+suite problem: `value_lines`).
+"""
 
 from __future__ import annotations
 
+import json
+import math
+import re
+import sys
+from bisect import bisect_right
+from contextlib import suppress
+from dataclasses import dataclass
+from json.decoder import scanstring  # type: ignore[attr-defined]
+from json.scanner import NUMBER_RE
+
 from pydantic import JsonValue
 
-__all__ = ["JsonObject", "JsonValue"]
+__all__ = ["JsonIssue", "JsonObject", "JsonValue", "loads_checked", "value_lines"]
 
 JsonObject = dict[str, JsonValue]
 """A JSON object: the arguments of a tool call, a JSON Schema, a message."""
+
+_WS = re.compile(r"[ \t\n\r]*")
+_LITERALS = ("true", "false", "null")
+_NON_FINITE = ("NaN", "Infinity", "-Infinity")
+_SHOWN = 24
+"""Characters of an offending number quoted in a message."""
+
+
+@dataclass(frozen=True, slots=True)
+class JsonIssue:
+    """What Python reads but input must not hold: NaN, 1e999, a huge integer, a repeated key."""
+
+    path: str
+    """The JSON path of the value at fault, e.g. `$.cases[2].expected.arguments.n`."""
+    line: int
+    """The line it is on (from 1)."""
+    message: str
+    """What is wrong, e.g. `NaN is not a JSON number`."""
+
+
+class _Flags:
+    """Records that the fast parse met something to report (the scan says where)."""
+
+    def __init__(self) -> None:
+        self.raised = False
+
+    def constant(self, literal: str) -> None:
+        self.raised = True
+
+    def number(self, literal: str) -> float | None:
+        value = float(literal)
+        if math.isfinite(value):
+            return value
+        self.raised = True
+        return None
+
+    def integer(self, literal: str) -> int | None:
+        try:
+            return int(literal)
+        except ValueError:  # over sys.get_int_max_str_digits()
+            self.raised = True
+            return None
+
+    def pairs(self, pairs: list[tuple[str, JsonValue]]) -> dict[str, JsonValue]:
+        value = dict(pairs)
+        if len(value) != len(pairs):
+            self.raised = True
+        return value
+
+
+def loads_checked(text: str) -> tuple[JsonValue, tuple[JsonIssue, ...]]:
+    """Parse JSON text, listing what is valid for Python but wrong as input.
+
+    Issues: `NaN`, `Infinity` and `-Infinity` (not JSON); numbers out of range (`1e999`);
+    integers of more digits than Python converts (`sys.get_int_max_str_digits()`, 4300
+    by default); a key given twice in one object. Each offending value is `None` in the
+    returned value (of a repeated key, the last value is kept), so that the rest of the
+    document can still be read, e.g. for the id of the case a problem is in.
+
+    Args:
+        text: the JSON text.
+
+    Returns:
+        The value and the issues, in document order (none for clean input).
+
+    Raises:
+        json.JSONDecodeError: the text is not JSON.
+        RecursionError: the text is nested too deeply.
+
+    Examples:
+        >>> loads_checked('{"a": NaN, "a": 1}')[1][0].message
+        'NaN is not a JSON number'
+    """
+    flags = _Flags()
+    options = {
+        "parse_constant": flags.constant,
+        "parse_float": flags.number,
+        "object_pairs_hook": flags.pairs,
+    }
+    try:
+        value: JsonValue = json.loads(text, **options)  # type: ignore[arg-type]
+    except json.JSONDecodeError:
+        raise
+    except ValueError:
+        # Only an integer too long to convert gets here; the hook is slower, so it is
+        # given only now.
+        value = json.loads(text, parse_int=flags.integer, **options)  # type: ignore[arg-type]
+    if not flags.raised:
+        return value, ()
+    scanner = _Scanner(text, check=True)
+    with suppress(ValueError, IndexError, RecursionError):
+        scanner.value(0, "$")
+    return value, tuple(scanner.issues)
+
+
+def value_lines(text: str) -> dict[str, int]:
+    r"""Map the JSON path of every value in a JSON text to the line it starts on (from 1).
+
+    Paths are written like jsonschema's: `$.cases[2].expected.arguments.path`. For text
+    that is not valid JSON the map holds what was scanned before the error.
+
+    Examples:
+        >>> value_lines('{\n  "a": [1,\n 2]\n}')
+        {'$': 1, '$.a': 2, '$.a[0]': 2, '$.a[1]': 3}
+    """
+    scanner = _Scanner(text, check=False)
+    # On damage, the partial map still locates everything that precedes it.
+    with suppress(ValueError, IndexError, RecursionError):
+        scanner.value(0, "$")
+    return scanner.lines
+
+
+def _shown(literal: str) -> str:
+    return literal if len(literal) <= _SHOWN else literal[: _SHOWN - 3] + "..."
+
+
+class _Scanner:
+    """A minimal JSON scanner that records the start line of every value (and issues)."""
+
+    def __init__(self, text: str, *, check: bool) -> None:
+        self.text = text
+        self.check = check
+        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self.lines: dict[str, int] = {}
+        self.issues: list[JsonIssue] = []
+
+    def _ws(self, pos: int) -> int:
+        match = _WS.match(self.text, pos)
+        return match.end() if match else pos
+
+    def _issue(self, path: str, message: str) -> None:
+        self.issues.append(JsonIssue(path, self.lines[path], message))
+
+    def value(self, pos: int, path: str) -> int:
+        """Scan the value at `pos` (after whitespace); return the position after it."""
+        text = self.text
+        pos = self._ws(pos)
+        self.lines[path] = bisect_right(self.starts, pos)
+        char = text[pos]
+        if char == "{":
+            return self._object(pos + 1, path)
+        if char == "[":
+            return self._array(pos + 1, path)
+        if char == '"':
+            end: int = scanstring(text, pos + 1)[1]
+            return end
+        number = NUMBER_RE.match(text, pos)
+        if number:
+            if self.check:
+                self._number(path, number.group(), integral=not (number[2] or number[3]))
+            return int(number.end())
+        literal = next((lit for lit in _LITERALS if text.startswith(lit, pos)), None)
+        if literal is not None:
+            return pos + len(literal)
+        constant = next((c for c in _NON_FINITE if text.startswith(c, pos)), None)
+        if constant is None:
+            raise ValueError(f"unexpected character at {pos}")
+        if self.check:
+            self._issue(path, f"{constant} is not a JSON number")
+        return pos + len(constant)
+
+    def _number(self, path: str, literal: str, *, integral: bool) -> None:
+        if integral:
+            try:
+                int(literal)
+            except ValueError:
+                digits = len(literal.lstrip("-"))
+                limit = sys.get_int_max_str_digits()
+                self._issue(path, f"an integer of {digits} digits (at most {limit} are read)")
+        elif not math.isfinite(float(literal)):
+            self._issue(path, f"{_shown(literal)} is out of range (not a finite number)")
+
+    def _object(self, pos: int, path: str) -> int:
+        pos = self._ws(pos)
+        if self.text[pos] == "}":
+            return pos + 1
+        seen: dict[str, int] = {}
+        while True:
+            if self.text[pos] != '"':
+                raise ValueError(f"expected a key at {pos}")
+            key, pos = scanstring(self.text, pos + 1)
+            pos = self._ws(pos)
+            if self.text[pos] != ":":
+                raise ValueError(f"expected ':' at {pos}")
+            at = f"{path}.{key}"
+            pos = self._ws(self.value(pos + 1, at))
+            if self.check:
+                if key in seen:
+                    self._issue(at, f"duplicate key '{key}' (first at line {seen[key]})")
+                else:
+                    seen[key] = self.lines[at]
+            if self.text[pos] == "}":
+                return pos + 1
+            if self.text[pos] != ",":
+                raise ValueError(f"expected ',' at {pos}")
+            pos = self._ws(pos + 1)
+
+    def _array(self, pos: int, path: str) -> int:
+        pos = self._ws(pos)
+        if self.text[pos] == "]":
+            return pos + 1
+        index = 0
+        while True:
+            pos = self._ws(self.value(pos, f"{path}[{index}]"))
+            if self.text[pos] == "]":
+                return pos + 1
+            if self.text[pos] != ",":
+                raise ValueError(f"expected ',' at {pos}")
+            pos, index = pos + 1, index + 1

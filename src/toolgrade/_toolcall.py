@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from toolgrade._json import JsonObject
+from toolgrade._json import JsonObject, JsonValue, loads_checked
 from toolgrade._trusted import construct_trusted
 from toolgrade.errors import InputError
 
@@ -97,15 +97,25 @@ def _name_and_arguments(data: Mapping[str, Any]) -> tuple[str, JsonObject]:
         return name, arguments
     if isinstance(arguments, str):
         # OpenAI sends arguments as a JSON string; an empty string means no arguments.
-        try:
-            arguments = json.loads(arguments) if arguments.strip() else {}
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"arguments of '{name}' are not valid JSON: {exc.msg}") from None
+        arguments = _arguments_json(name, arguments) if arguments.strip() else {}
     if arguments is None:
         return name, {}
     if not isinstance(arguments, Mapping):
         raise ValueError(f"arguments of '{name}' must be an object, got {_kind(arguments)}")
     return name, dict(arguments)
+
+
+def _arguments_json(name: str, text: str) -> JsonValue:
+    """Parse arguments given as a JSON string, as strictly as an input file."""
+    try:
+        value, issues = loads_checked(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"arguments of '{name}' are not valid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise ValueError(f"arguments of '{name}' are nested too deeply") from None
+    if issues:
+        raise ValueError(f"arguments of '{name}': {issues[0].path}: {issues[0].message}")
+    return value
 
 
 def _bad_name(name: object) -> str:

@@ -228,3 +228,97 @@ def test_parse_retry_after_http_date() -> None:
     now = datetime(2026, 1, 1, 0, 0, 0, tzinfo=UTC)
     assert parse_retry_after("Thu, 01 Jan 2026 00:00:03 GMT", now=now) == 3.0
     assert parse_retry_after(None) is None
+
+
+def _replay_error(path: Path) -> str:
+    with pytest.raises(InputError) as info:
+        create_backend(f"replay/{path}")
+    assert str(path) in str(info.value)
+    return str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('{"case_id": "TC-1", "output": "x", "latency_ms": NaN}', "$.latency_ms: NaN is not"),
+        ('{"case_id": "TC-1", "message": {"n": 1e999}}', "$.message.n: 1e999 is out of range"),
+        ('{"case_id": "TC-1", "message": {"n": ' + "7" * 5000 + "}}", "integer of 5000 digits"),
+        ('{"case_id": "TC-1", "output": "x", "output": "y"}', "duplicate key 'output'"),
+        ('{"case_id": "TC-1", "output": "x", "repeat": -1}', "repeat: Input should be greater"),
+        (b'{"case_id": "TC-1", "output": "\xff"}', "not UTF-8 text (byte 31)"),
+    ],
+)
+def test_replay_strict_line_names_line_and_path(
+    tmp_path: Path, line: str | bytes, message: str
+) -> None:
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(
+        b'{"case_id": "TC-0", "output": "x"}\n'
+        + (line if isinstance(line, bytes) else line.encode())
+    )
+    text = _replay_error(path)
+    assert "line 2" in text and message in text
+
+
+def test_replay_line_separator_inside_a_string_is_not_a_new_line(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    path.write_text('{"case_id": "TC-1", "output": "a\u2028b\u0085c"}\n', encoding="utf-8")
+    assert _ask(f"replay/{path}").raw == "a\u2028b\u0085c"
+
+
+def test_replay_line_over_live_answer_bound_is_refused(tmp_path: Path) -> None:
+    from toolgrade.backends._stream import MAX_RESPONSE_BYTES
+
+    path = tmp_path / "r.jsonl"
+    filler = "x" * (MAX_RESPONSE_BYTES - 20)
+    path.write_text(f'{{"case_id": "TC-1", "output": "{filler}"}}\n', encoding="utf-8")
+    text = _replay_error(path)
+    size = len(f'{{"case_id": "TC-1", "output": "{filler}"}}')
+    assert f"line 1: a line of {size} bytes, over {MAX_RESPONSE_BYTES}" in text
+
+
+def test_replay_file_over_bound_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolgrade.backends import _replay
+
+    monkeypatch.setattr(_replay, "MAX_RESPONSES_FILE_BYTES", 100)
+    path = Path(
+        _write(tmp_path / "r.jsonl", [{"case_id": f"TC-{i}", "output": "x"} for i in range(9)])
+    )
+    assert "larger than 100 bytes" in _replay_error(path)
+
+
+def test_replay_second_answer_to_one_repeat_names_both_lines(tmp_path: Path) -> None:
+    rows = [
+        {"case_id": "TC-1", "output": "a", "repeat": 0},
+        {"case_id": "TC-2", "output": "b", "repeat": 0},
+        {"case_id": "TC-1", "output": "c", "repeat": 0},
+    ]
+    text = _replay_error(Path(_write(tmp_path / "r.jsonl", rows)))
+    assert "line 3: a second answer to case 'TC-1' repeat 0 (first at line 1)" in text
+
+
+def test_replay_repeat_on_some_lines_of_a_case_only_is_refused(tmp_path: Path) -> None:
+    rows = [{"case_id": "TC-1", "output": "a"}, {"case_id": "TC-1", "output": "b", "repeat": 1}]
+    text = _replay_error(Path(_write(tmp_path / "r.jsonl", rows)))
+    assert "line 2: case 'TC-1': give 'repeat' on every line of a case or on none" in text
+
+
+def test_replay_repeat_counts_from_zero_and_never_falls_back(tmp_path: Path) -> None:
+    rows = [
+        {"case_id": "TC-1", "output": "second", "repeat": 1},
+        {"case_id": "TC-1", "output": "first", "repeat": 0},
+    ]
+    file = _write(tmp_path / "r.jsonl", rows)
+    assert _ask(f"replay/{file}", repeat=0).raw == "first"
+    assert _ask(f"replay/{file}", repeat=1).raw == "second"
+    reply = _ask(f"replay/{file}", repeat=2)
+    assert reply.raw is None
+    assert reply.error == "no recorded response for repeat 2 (lines 1, 2 give repeat 1, 0)"
+
+
+def test_replay_lines_without_repeat_answer_in_order_only(tmp_path: Path) -> None:
+    file = _write(tmp_path / "r.jsonl", [{"case_id": "TC-1", "output": "a"}])
+    assert _ask(f"replay/{file}", repeat=0).raw == "a"
+    reply = _ask(f"replay/{file}", repeat=1)
+    assert reply.raw is None and reply.error is not None
+    assert "no recorded response for repeat 1" in reply.error and "(lines 1)" in reply.error

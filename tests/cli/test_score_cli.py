@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 import toolgrade
@@ -68,6 +69,38 @@ def test_cli_score_invalid_json_exits_two_with_location(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert result.output.startswith(f"error: {path}:line 1 column 15: invalid JSON")
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("NaN", "$.expected[0].arguments.n: NaN is not a JSON number"),
+        ("Infinity", "$.expected[0].arguments.n: Infinity is not a JSON number"),
+        ("1e999", "$.expected[0].arguments.n: 1e999 is out of range (not a finite number)"),
+        ("9" * 5000, "$.expected[0].arguments.n: an integer of 5000 digits (at most 4300"),
+        ('1, "n": 2', "$.expected[0].arguments.n: duplicate key 'n' (first at line 2)"),
+    ],
+)
+def test_cli_score_value_json_cannot_hold_exits_two_with_line_and_path(
+    tmp_path: Path, value: str, message: str
+) -> None:
+    path = tmp_path / "both.json"
+    path.write_text(
+        '{"expected": [\n{"name": "a", "arguments": {"n": ' + value + '}}],\n"actual": []}', "utf-8"
+    )
+    result = runner.invoke(app, ["score", str(path)])
+    assert result.exit_code == 2
+    assert result.output.startswith(f"error: {path}:line 2: {message}")
+    assert "Traceback" not in result.output
+
+
+def test_cli_score_stdin_over_bound_exits_two(monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolgrade.cli import _io
+
+    monkeypatch.setattr(_io, "MAX_INPUT_BYTES", 10)
+    result = runner.invoke(app, ["score", "-", "-"], input="[" + " " * 20 + "]")
+    assert result.exit_code == 2
+    assert result.output.strip() == "error: <stdin>: larger than 10 bytes"
 
 
 def test_cli_score_missing_file_exits_two(tmp_path: Path) -> None:

@@ -126,4 +126,5 @@ def test_cli_suite_show_counts_tools_cases_define_themselves(tmp_path: Path) -> 
     path.write_text(json.dumps(suite), "utf-8")
     result = runner.invoke(app, ["suite", "show", str(path)])
     assert result.exit_code == 0, result.output
-    assert "own-tools v1.0: 2 cases, 1 tools" in result.output
+    # The suite gives no version (the CLI shows it as missing, not as "v1.0").
+    assert "own-tools (no version): 2 cases, 1 tools" in result.output

@@ -3,7 +3,9 @@
 Each entry is a suite and the exact problems it must produce when written with
 `json.dumps(suite, indent=2)` (without the file name prefix): the line, the JSON path,
 the case id and the message. The list must match exactly, so
-an entry also proves that every problem of a file is reported at once.
+an entry also proves that every problem of a file is reported at once. An entry with
+`text` instead of `suite` gives the file's text as is, for what `json.dumps` cannot write
+(NaN, a key given twice, an integer of 5000 digits).
 """
 
 from __future__ import annotations
@@ -34,7 +36,8 @@ def test_validation_invalid_suite_reports_exact_problems(
     entry: dict[str, object], tmp_path: Path, validator_mode: str
 ) -> None:
     path = tmp_path / f"{entry['name']}.json"
-    path.write_text(json.dumps(entry["suite"], indent=2), encoding="utf-8")
+    text = entry["text"] if "text" in entry else json.dumps(entry["suite"], indent=2)
+    path.write_text(str(text), encoding="utf-8")
     with pytest.raises(SuiteError) as info:
         load_suite(path)
     prefix = f"{path}:"
@@ -60,6 +63,12 @@ def test_validation_table_covers_every_check() -> None:
         "cannot be expected absent",
         "is a required property",
         "unknown key(s)",
+        "RE2 syntax",
+        "NaN is not a JSON number",
+        "-Infinity is not a JSON number",
+        "is out of range (not a finite number)",
+        "an integer of 5000 digits",
+        "duplicate key",
     ):
         assert needle in messages, needle
 

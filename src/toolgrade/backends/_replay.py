@@ -1,19 +1,31 @@
-"""Recorded outputs: `replay/<file.jsonl>`, one `{"case_id", "output" | "message"}` per line."""
+"""Recorded outputs: `replay/<file.jsonl>`, one `{"case_id", "output" | "message"}` per line.
+
+A responses file is input like a suite: each line is read as strictly as a suite (no
+NaN, no number out of range, no huge integer, no key given twice), is held to the size
+a live model's answer may have (`MAX_RESPONSE_BYTES`), and the whole file to
+`MAX_RESPONSES_FILE_BYTES`. A line answers one repetition of one case: the one its
+`repeat` names (from 0, as in stored results), or, when no line of the case gives
+`repeat`, the one its position among the case's lines gives.
+"""
 
 from __future__ import annotations
 
 import hashlib
-from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from toolgrade._files import decode_text, read_bytes, read_text
+from toolgrade._files import decode_text, parse_json_issues, read_bytes
 from toolgrade._json import JsonObject, JsonValue
+from toolgrade.backends._stream import MAX_RESPONSE_BYTES
 from toolgrade.backends._types import BackendSettings, ChatReply, ChatRequest, ServerInfo
 from toolgrade.errors import InputError
 
-__all__ = ["ReplayBackend", "ReplayRecord"]
+__all__ = ["MAX_RESPONSES_FILE_BYTES", "ReplayBackend", "ReplayRecord"]
+
+MAX_RESPONSES_FILE_BYTES = 256 * 1024 * 1024
+"""A responses file larger than this is refused before it is read."""
 
 
 class ReplayRecord(BaseModel):
@@ -35,8 +47,8 @@ class ReplayRecord(BaseModel):
     """Why the server stopped (`length`: cut off at the token limit), as recorded."""
     error: str | None = None
     """A recorded failure: the case is reported as `error`."""
-    repeat: int | None = None
-    """Which repetition this answers (default: lines of a case in order)."""
+    repeat: int | None = Field(default=None, ge=0)
+    """Which repetition this answers, from 0 (as `CaseResult.repeat`); None: by position."""
     note: str | None = None
     """A remark for people (e.g. why the output is deliberately wrong)."""
 
@@ -50,29 +62,113 @@ class ReplayRecord(BaseModel):
         return self
 
 
-def read_replay_file(path: Path, text: str | None = None) -> dict[str, list[ReplayRecord]]:
-    """Read and validate a responses file, keyed by case id.
+@dataclass(frozen=True, slots=True)
+class _Answers:
+    """One case's lines: the record of each repetition, and the line it is on."""
 
-    `text` is the file's content when the caller has read it already.
+    by_repeat: dict[int, tuple[int, ReplayRecord]]
+    explicit: bool
+    """Whether the lines give `repeat` (else they answer repetitions in order)."""
+
+    def missing(self, repeat: int) -> str:
+        """Why no line answers this repetition, naming the case's lines."""
+        lines = ", ".join(str(line) for line, _ in self.by_repeat.values())
+        if self.explicit:
+            given = ", ".join(str(r) for r in self.by_repeat)
+            return f"no recorded response for repeat {repeat} (lines {lines} give repeat {given})"
+        return (
+            f"no recorded response for repeat {repeat}: the case's {len(self.by_repeat)} "
+            f"line(s) without 'repeat' (lines {lines}) answer repeats 0 to "
+            f"{len(self.by_repeat) - 1} in order"
+        )
+
+
+def _record(data: bytes, *, path: Path, number: int) -> ReplayRecord | None:
+    """Read one line (None for a blank one)."""
+    if len(data) > MAX_RESPONSE_BYTES:
+        raise InputError(
+            f"a line of {len(data)} bytes, over {MAX_RESPONSE_BYTES} (the largest answer "
+            "read from a live model)",
+            path=str(path),
+            location=f"line {number}",
+        )
+    where = {"path": str(path), "location": f"line {number}"}
+    try:
+        text = decode_text(data, name=str(path))
+        if not text.strip():
+            return None
+        value, issues = parse_json_issues(text, name=str(path))
+    except InputError as exc:  # not UTF-8, or not JSON: the file's line, not the text's
+        column = (exc.location or "").partition(" column ")[2]
+        location = f"line {number} column {column}" if column else f"line {number}"
+        raise InputError(exc.message, path=str(path), location=location) from None
+    if issues:
+        raise InputError(f"{issues[0].path}: {issues[0].message}", **where)
+    try:
+        return ReplayRecord.model_validate(value)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        at = ".".join(str(p) for p in err["loc"])
+        raise InputError(f"{at}: {err['msg']}" if at else err["msg"], **where) from None
+
+
+def read_replay_file(path: Path, data: bytes | str | None = None) -> dict[str, list[ReplayRecord]]:
+    """Read and validate a responses file: each case's records, in file order.
+
+    `data` is the file's content when the caller has read it already.
 
     Raises:
-        InputError: unreadable file or a bad line (the message gives the line).
+        InputError: the file is unreadable or too large, or a line is bad: not JSON, not
+            a record, too large, a second answer to one repetition of a case, or a case
+            whose lines give `repeat` only on some (the message names the line).
     """
-    if text is None:
-        text = read_text(path)
-    records: dict[str, list[ReplayRecord]] = defaultdict(list)
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = ReplayRecord.model_validate_json(line)
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            where = ".".join(str(p) for p in err["loc"])
-            detail = f"{where}: {err['msg']}" if where else err["msg"]
-            raise InputError(detail, path=str(path), location=f"line {number}") from None
-        records[record.case_id].append(record)
-    return dict(records)
+    answers = _read_answers(path, data)
+    return {
+        case_id: [record for _, record in sorted(found.by_repeat.values(), key=_line)]
+        for case_id, found in answers.items()
+    }
+
+
+def _line(found: tuple[int, ReplayRecord]) -> int:
+    return found[0]
+
+
+def _read_answers(path: Path, data: bytes | str | None) -> dict[str, _Answers]:
+    if data is None:
+        data = read_bytes(path, limit=MAX_RESPONSES_FILE_BYTES)
+    elif isinstance(data, str):
+        data = data.encode("utf-8")
+    lines: dict[str, list[tuple[int, ReplayRecord]]] = {}
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        record = _record(raw, path=path, number=number)
+        if record is not None:
+            lines.setdefault(record.case_id, []).append((number, record))
+    return {case_id: _answers(found, path=path) for case_id, found in lines.items()}
+
+
+def _answers(lines: list[tuple[int, ReplayRecord]], *, path: Path) -> _Answers:
+    first_line, first = lines[0]
+    explicit = first.repeat is not None
+    by_repeat: dict[int, tuple[int, ReplayRecord]] = {}
+    for position, (number, record) in enumerate(lines):
+        if (record.repeat is not None) != explicit:
+            given, other = (number, first_line) if explicit else (first_line, number)
+            raise InputError(
+                f"case {record.case_id!r}: give 'repeat' on every line of a case or on none "
+                f"(line {given} gives it, line {other} does not)",
+                path=str(path),
+                location=f"line {number}",
+            )
+        repeat = position if record.repeat is None else record.repeat
+        if repeat in by_repeat:
+            raise InputError(
+                f"a second answer to case {record.case_id!r} repeat {repeat} "
+                f"(first at line {by_repeat[repeat][0]})",
+                path=str(path),
+                location=f"line {number}",
+            )
+        by_repeat[repeat] = (number, record)
+    return _Answers(by_repeat, explicit)
 
 
 class ReplayBackend:
@@ -85,8 +181,9 @@ class ReplayBackend:
         self.model = file
         self.path = Path(file)
         self._settings = settings
-        data = read_bytes(self.path)  # read once: parsed, and hashed as the run's identity
-        self._records = read_replay_file(self.path, decode_text(data, name=file))
+        # Read once: parsed, and hashed as the run's identity.
+        data = read_bytes(self.path, limit=MAX_RESPONSES_FILE_BYTES)
+        self._records = _read_answers(self.path, data)
         self._sha256 = hashlib.sha256(data).hexdigest()
 
     def settings(self) -> JsonObject:
@@ -100,12 +197,14 @@ class ReplayBackend:
         )
 
     async def complete(self, request: ChatRequest) -> ChatReply:
-        """The recorded answer for the case (and repetition)."""
-        records = self._records.get(request.case_id)
-        if not records:
+        """The recorded answer for the case and repetition (an `error` reply if none)."""
+        answers = self._records.get(request.case_id)
+        if answers is None:
             return ChatReply(raw=None, error="no recorded response")
-        exact = [r for r in records if r.repeat == request.repeat]
-        record = exact[0] if exact else records[request.repeat % len(records)]
+        found = answers.by_repeat.get(request.repeat)
+        if found is None:
+            return ChatReply(raw=None, error=answers.missing(request.repeat))
+        record = found[1]
         raw: JsonValue = record.output if record.output is not None else record.message
         return ChatReply(
             raw=raw,

@@ -5,13 +5,15 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from toolgrade._files import parse_json
+from toolgrade._files import decode_text, parse_json
 from toolgrade._files import read_text as read_text_file
 from toolgrade._json import JsonValue
+from toolgrade.errors import InputError
 
 __all__ = ["read_json", "read_text"]
 
 MAX_INPUT_BYTES = 64 * 1024 * 1024
+"""A file (or standard input) larger than this is refused."""
 
 
 def read_text(source: str) -> tuple[str, str]:
@@ -21,15 +23,24 @@ def read_text(source: str) -> tuple[str, str]:
         InputError: the file cannot be read, is too large, or is not UTF-8.
     """
     if source == "-":
-        return "<stdin>", sys.stdin.read(MAX_INPUT_BYTES)
+        # Read one byte more than allowed: cutting the input silently would make the
+        # error an "invalid JSON" at the cut, far from the cause.
+        stream = getattr(sys.stdin, "buffer", None)  # None when replaced by a text stream
+        data = (stream or sys.stdin).read(MAX_INPUT_BYTES + 1)
+        if len(data) > MAX_INPUT_BYTES:
+            raise InputError(f"larger than {MAX_INPUT_BYTES} bytes", path="<stdin>")
+        text = decode_text(data, name="<stdin>") if isinstance(data, bytes) else data
+        return "<stdin>", text
     return source, read_text_file(Path(source), limit=MAX_INPUT_BYTES)
 
 
 def read_json(source: str) -> tuple[str, JsonValue]:
-    """Read and parse a JSON file (or `-`); return (display name, value).
+    """Read and parse a JSON file (or `-`) strictly; return (display name, value).
 
     Raises:
-        InputError: unreadable, or not JSON (the message gives line and column).
+        InputError: unreadable, or not JSON (the message gives line and column), or a
+            value refused: NaN, Infinity, a number out of range, an integer too long to
+            read, a key given twice (the message gives line and JSON path).
     """
     name, text = read_text(source)
     return name, parse_json(text, name=name)

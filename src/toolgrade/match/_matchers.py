@@ -5,18 +5,28 @@ e.g. `{"$regex": "src/.*\\.py"}` or `{"$approx": 3.14, "tol": 0.01}`. This modul
 knows the vocabulary, checks that a matcher is well formed (`matcher_problems`, used
 when a suite is loaded: a malformed matcher is a suite error, never a silent
 mismatch), and parses a matcher into a `Matcher` that the comparison evaluates.
+
+`$regex` patterns are compiled by RE2 (google-re2), whose matching time is linear in
+the text: a pattern such as `(a+)+b` cannot stall a run. RE2 has no backreferences and
+no lookaround; a pattern it cannot compile is a suite error when the suite loads.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal, get_args
+from typing import Literal, Protocol, get_args
 
 from toolgrade._json import JsonValue
+
+try:
+    import re2  # type: ignore[import-untyped]
+except ImportError:  # pragma: no cover - google-re2 ships wheels for the supported platforms
+    re2 = None
 
 __all__ = [
     "JSON_TYPES",
@@ -24,6 +34,7 @@ __all__ = [
     "Matcher",
     "MatcherError",
     "MatcherName",
+    "RegexPattern",
     "compiled",
     "is_matcher",
     "matcher_problems",
@@ -51,6 +62,29 @@ JSON_TYPES = ("string", "integer", "number", "boolean", "array", "object", "null
 # Keys a matcher object may carry besides its `$name`.
 _OPTION_KEYS: dict[str, frozenset[str]] = {"$approx": frozenset({"tol"})}
 _DEFAULT_TOL = 1e-6
+
+logger = logging.getLogger(__name__)
+
+_NEVER = "(?!)"
+"""The usual never-matching pattern (BFCL imports write it); RE2 has no lookahead."""
+_RE2_NEVER = r"[^\x00-\x{10FFFF}]"
+"""What `(?!)` is compiled as by RE2: a character class no character is in."""
+_RE2_HINT = "; $regex uses RE2 syntax: no lookaround, no backreferences"
+
+FALLBACK_MAX_PATTERN = 1_000
+"""Without RE2 (Python's `re`): the longest pattern accepted, in characters."""
+FALLBACK_MAX_TEXT = 10_000
+"""Without RE2: the longest text matched, in characters; a longer one does not match."""
+# What RE2 refuses and Python accepts, so that a suite is valid on both: lookaround,
+# backreferences (`\1`, `(?P=name)`) and atomic groups.
+_NOT_RE2 = re.compile(r"\(\?(?:=|!|<=|<!|P=|>)|(?<!\\)(?:\\\\)*\\[1-9]")
+
+
+class RegexPattern(Protocol):
+    """A compiled `$regex`: RE2's, or Python's when RE2 cannot be imported."""
+
+    def fullmatch(self, text: str, /) -> object | None:
+        """A match of the whole text, or None."""
 
 
 class MatcherError(ValueError):
@@ -178,8 +212,8 @@ def _operand_problem(name: str, value: Mapping[str, object]) -> str | None:
             return "needs a string"
         if name == "$regex":
             try:
-                re.compile(operand)
-            except re.error as exc:
+                compiled(operand)
+            except ValueError as exc:
                 return f"invalid pattern ({exc})"
     elif name == "$approx":
         return _approx_problem(operand, value.get("tol", _DEFAULT_TOL))
@@ -225,7 +259,55 @@ def parse_matcher(value: JsonValue) -> Matcher | None:
     return Matcher(name, value[name], float(tol) if isinstance(tol, int | float) else 0.0)
 
 
-@lru_cache(maxsize=512)
-def compiled(pattern: str) -> re.Pattern[str]:
-    """Compile a `$regex` pattern once."""
-    return re.compile(pattern)
+@lru_cache(maxsize=1024)
+def compiled(pattern: str) -> RegexPattern:
+    """Compile a `$regex` pattern once (RE2: matching time linear in the text).
+
+    Raises:
+        ValueError: the pattern is not valid RE2 syntax (the message says why).
+
+    Examples:
+        >>> compiled("(a+)+b").fullmatch("a" * 10_000) is None
+        True
+    """
+    if re2 is None:  # pragma: no cover - exercised by monkeypatching `re2` away
+        return _fallback(pattern)
+    try:
+        return re2.compile(_RE2_NEVER if pattern == _NEVER else pattern, _re2_options())  # type: ignore[no-any-return]
+    except re2.error as exc:
+        raw = exc.args[0] if exc.args else exc
+        message = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+        what, _, where = message.partition(": ")  # RE2 says `missing ): (`
+        hint = _RE2_HINT if "perl operator" in what or "escape sequence" in what else ""
+        raise ValueError(f"{what} at '{where}'{hint}" if where else what + hint) from None
+
+
+@lru_cache(maxsize=1)
+def _re2_options() -> object:
+    options = re2.Options()
+    options.log_errors = False  # the error is reported as a suite problem instead
+    return options
+
+
+@dataclass(frozen=True, slots=True)
+class _Bounded:
+    """Python's `re`, which can take exponential time, held to short texts."""
+
+    pattern: re.Pattern[str]
+
+    def fullmatch(self, text: str, /) -> object | None:
+        if len(text) > FALLBACK_MAX_TEXT:
+            return None
+        return self.pattern.fullmatch(text)
+
+
+def _fallback(pattern: str) -> RegexPattern:
+    logger.warning("google-re2 cannot be imported: $regex uses Python's re, with length bounds")
+    if len(pattern) > FALLBACK_MAX_PATTERN:
+        raise ValueError(f"longer than {FALLBACK_MAX_PATTERN} characters")
+    if pattern != _NEVER and _NOT_RE2.search(pattern):
+        raise ValueError("not RE2 syntax" + _RE2_HINT)
+    try:
+        return _Bounded(re.compile(pattern))
+    except re.error as exc:
+        raise ValueError(str(exc)) from None

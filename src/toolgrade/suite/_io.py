@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from toolgrade._files import parse_json, read_text
+from toolgrade._files import parse_json_issues, read_text
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade.errors import SuiteError
 from toolgrade.suite._builtin import builtin_suite_names, builtin_suite_text
@@ -91,10 +91,21 @@ def _read(path: Path) -> str:
 
 
 def _parse(text: str, name: str) -> SourceFile:
-    data = parse_json(text, name=name, error=SuiteError)
+    data, issues = parse_json_issues(text, name=name, error=SuiteError)
     if not isinstance(data, dict):
         raise SuiteError("a suite file must hold a JSON object", path=name, location="$")
+    if issues:
+        # NaN, 1e999, a huge integer or a repeated key: the file does not say what its
+        # author meant, so nothing else of it is checked.
+        problems = tuple(
+            Problem(name, i.path, i.message, _case_id(data, i.path)).render(i.line) for i in issues
+        )
+        raise SuiteError(_count(problems), path=name, problems=problems)
     return SourceFile(name, data, text)
+
+
+def _count(problems: Sequence[object]) -> str:
+    return f"invalid suite: {len(problems)} problem{'s' if len(problems) != 1 else ''}"
 
 
 def _file_problems(source: SourceFile) -> list[Problem | str]:
@@ -131,12 +142,7 @@ def _raise_if(problems: Sequence[Problem | str], name: str, sources: Sequence[So
         if problem.file not in lines:
             lines[problem.file] = value_lines(texts.get(problem.file, ""))
         rendered.append(problem.render(line_of(lines[problem.file], problem.path)))
-    count = len(rendered)
-    raise SuiteError(
-        f"invalid suite: {count} problem{'s' if count != 1 else ''}",
-        path=name,
-        problems=tuple(rendered),
-    )
+    raise SuiteError(_count(rendered), path=name, problems=tuple(rendered))
 
 
 def _build(source: SourceFile, name: str) -> Suite:
@@ -167,7 +173,7 @@ def _load_directory(directory: Path) -> Suite:
         try:
             source = _parse(_read(path), str(path))
         except SuiteError as exc:
-            problems.append(str(exc))
+            problems.extend(exc.problems or [str(exc)])
             continue
         sources.append(source)
         problems.extend(_file_problems(source))
@@ -190,14 +196,15 @@ def _merge(sources: Sequence[SourceFile], fallback_name: str) -> tuple[JsonObjec
     """Merge parsed files into one suite document (validity is checked separately)."""
     problems: list[Problem] = []
     names = _shared(sources, "name")
-    versions = [v for v in _shared(sources, "version") if isinstance(v, str)]
+    versions = [v for v in _shared(sources, "version") if isinstance(v, str) and v]
     descriptions = [d for d in _shared(sources, "description") if isinstance(d, str) and d]
     merged: JsonObject = {
         "schema_version": 1,
         "name": names[0] if len(names) == 1 else fallback_name,
-        "version": "+".join(versions) if versions else "1.0",
         "description": "\n\n".join(descriptions),
     }
+    if versions:  # no file versioned: the merged suite is not either
+        merged["version"] = "+".join(versions)
     defaults = _shared(sources, "defaults")
     if len(defaults) > 1:
         first = next(s.name for s in sources if "defaults" in s.data)

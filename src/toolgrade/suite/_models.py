@@ -215,8 +215,9 @@ class Suite(BaseModel):
     """Version of the file format."""
     name: str = Field(min_length=1)
     """Suite name, e.g. `coding-agent`."""
-    version: str = "1.0"
-    """Version of the content; bump it whenever a case changes."""
+    version: str = ""
+    """Version of the content; bump it whenever a case changes. Empty when the file
+    gives none (or gives `""`): the suite has no version, and says so."""
     description: str = ""
     """What the suite measures."""
     categories: tuple[str, ...] | None = None
@@ -278,6 +279,8 @@ class Suite(BaseModel):
             exclude["cases"] = bare
         if self.defaults.trim_strings:
             exclude["defaults"] = {"trim_strings"}
+        if not self.version:  # an unversioned suite is written without one
+            exclude["version"] = True
         data: JsonObject = self.model_dump(
             mode="json", exclude_none=exclude_none, exclude=exclude or None
         )

@@ -11,6 +11,10 @@ Every error toolgrade raises on purpose derives from `ToolgradeError`::
     │   ├── BackendTimeout          the server took longer than allowed
     │   └── BackendHTTPError        an HTTP error status that retries did not cure
     ├── StoreError                  the run store (SQLite, run folders) is unusable
+    │   ├── RunLockedError          another live process is writing to the run folder
+    │   └── SaveError               a finished run could not be saved to the history
+    ├── FileSystemError             a file or folder cannot be read or written (disk
+    │                               full, permission denied, read-only file system)
     └── BaselineError               a baseline or run reference cannot be resolved
 
 Model misbehaviour (garbage output, wrong calls) is never an exception: it is data
@@ -20,6 +24,9 @@ needs to act: the file, the location inside it, the case id, the URL.
 
 from __future__ import annotations
 
+import errno
+import os
+
 __all__ = [
     "BackendError",
     "BackendHTTPError",
@@ -27,10 +34,14 @@ __all__ = [
     "BackendUnreachable",
     "BaselineError",
     "ConfigError",
+    "FileSystemError",
     "InputError",
+    "RunLockedError",
+    "SaveError",
     "StoreError",
     "SuiteError",
     "ToolgradeError",
+    "describe_os_error",
 ]
 
 
@@ -128,3 +139,84 @@ class StoreError(ToolgradeError):
 
 class BaselineError(ToolgradeError):
     """A baseline or run reference cannot be resolved."""
+
+
+class RunLockedError(StoreError):
+    """Another process is writing to the run folder (it holds the folder's lock file).
+
+    `pid` is the process holding it, `host` the machine it runs on.
+    """
+
+    def __init__(
+        self, message: str, *, path: str | None = None, pid: int = 0, host: str = ""
+    ) -> None:
+        self.pid = pid
+        self.host = host
+        super().__init__(message, path=path)
+
+
+class SaveError(StoreError):
+    """A finished run could not be saved to the run history (`toolgrade.db`).
+
+    Nothing is lost: the run folder keeps everything, and `toolgrade runs import
+    FOLDER` saves it later. `run_id` and `folder` say which run and where it is.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        run_id: str = "",
+        folder: str | None = None,
+    ) -> None:
+        self.run_id = run_id
+        self.folder = folder
+        super().__init__(message, path=path)
+
+
+class FileSystemError(ToolgradeError):
+    """A file or folder cannot be read or written: disk full, no permission, read-only.
+
+    `errno` is the operating system's error number (e.g. `errno.ENOSPC`), 0 if unknown.
+    """
+
+    def __init__(self, message: str, *, path: str | None = None, errno: int = 0) -> None:
+        self.errno = errno
+        super().__init__(message, path=path)
+
+    @classmethod
+    def from_os_error(
+        cls, exc: OSError, *, action: str = "cannot access", path: str | None = None
+    ) -> FileSystemError:
+        """Translate an `OSError` (raise the result `from exc`); `path` overrides its file.
+
+        Examples:
+            >>> str(FileSystemError.from_os_error(OSError(28, "No space left on device", "r.json")))
+            'r.json: cannot access: No space left on device (the disk is full: free some space)'
+        """
+        if path is None and isinstance(exc.filename, str | bytes | os.PathLike):
+            path = os.fsdecode(exc.filename)
+        return cls(f"{action}: {describe_os_error(exc)}", path=path, errno=exc.errno or 0)
+
+
+_HINTS: dict[int, str] = {
+    errno.ENOSPC: "the disk is full: free some space",
+    errno.EACCES: "permission denied: check the permissions, or choose another place",
+    errno.EPERM: "not permitted: check the permissions, or choose another place",
+    errno.EROFS: "read-only file system: choose a writable place (e.g. set TOOLGRADE_HOME)",
+}
+if hasattr(errno, "EDQUOT"):  # not on Windows
+    _HINTS[errno.EDQUOT] = "the disk quota is exceeded: free some space"
+
+
+def describe_os_error(exc: OSError) -> str:
+    """The operating system's reason for `exc`, with what to do for the usual ones.
+
+    Examples:
+        >>> describe_os_error(OSError(28, "No space left on device"))
+        'No space left on device (the disk is full: free some space)'
+    """
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    hint = _HINTS.get(exc.errno or -1)
+    return f"{reason} ({hint})" if hint else reason

@@ -1,4 +1,4 @@
-"""`toolgrade runs list|show|tag|delete|export`: the run history."""
+"""`toolgrade runs list|show|tag|delete|export|import`: the run history."""
 
 from __future__ import annotations
 
@@ -9,11 +9,14 @@ from typing import Annotated
 import typer
 
 import toolgrade
+from toolgrade._files import atomic_write_text
 from toolgrade._json import JsonValue
+from toolgrade.errors import FileSystemError
 from toolgrade.store import (
     RunSummary,
     delete_run,
     export_run,
+    import_run,
     list_runs,
     resume_command,
     tag_run,
@@ -24,7 +27,7 @@ __all__ = ["app"]
 
 app = typer.Typer(
     name="runs",
-    help="List, show, tag, delete and export stored runs.",
+    help="List, show, tag, delete, export and import stored runs.",
     no_args_is_help=True,
 )
 
@@ -128,6 +131,11 @@ def show(ref: _RefArgument, as_json: _JsonFlag = False, db: _DbOption = None) ->
         f"Score:     {metrics.mean_score:.3f} (F1 {metrics.f1:.3f})",
         "Statuses:  " + ", ".join(f"{k} {v}" for k, v in metrics.status_counts.items() if v),
     ]
+    if metrics.repeats > 1:
+        k = metrics.repeats
+        consistency = "n/a" if metrics.consistency is None else f"{metrics.consistency:.1%}"
+        pass_k = "n/a" if metrics.pass_hat_k is None else f"{metrics.pass_hat_k:.1%}"
+        lines.append(f"Repeats:   {k} tries per case; consistency {consistency}, pass^{k} {pass_k}")
     if cut_off:
         lines.append(f"Cut off:   {cut_off} answers stopped at the token limit")
     if resume is not None:
@@ -183,9 +191,45 @@ def export(
         typer.echo(text, nl=False)
         return
     try:
-        output.write_text(text, encoding="utf-8")
+        # Atomic: a full disk leaves the old file (or none), never a truncated one.
+        atomic_write_text(output, text)
     except OSError as exc:
-        raise toolgrade.StoreError(
-            f"cannot write: {exc.strerror or exc}", path=str(output)
-        ) from None
+        raise FileSystemError.from_os_error(
+            exc, action="cannot write the export", path=str(output)
+        ) from exc
     typer.echo(f"exported to {output}", err=True)
+
+
+@app.command("import")
+def import_folders(
+    folders: Annotated[
+        list[str],
+        typer.Argument(metavar="FOLDER", help="Run folders (or run ids) of finished runs."),
+    ],
+    as_json: _JsonFlag = False,
+    db: _DbOption = None,
+) -> None:
+    """Save finished run folders to the history; again is harmless, labels are kept.
+
+    A finished run that could not be saved (a locked, read-only or damaged database,
+    a full disk) keeps everything in its run folder: this saves it later. Exit code 2
+    when a folder could not be imported (the others are).
+    """
+    imported: list[JsonValue] = []
+    failed: list[JsonValue] = []
+    for ref in folders:
+        try:
+            run = import_run(ref, db=db)
+        except toolgrade.ToolgradeError as exc:
+            failed.append({"folder": ref, "error": str(exc)})
+            if not as_json:
+                typer.echo(f"error: {exc}", err=True)
+            continue
+        imported.append({"run_id": run.run_id, "results": len(run.results), "tags": [*run.tags]})
+        if not as_json:
+            labels = f" [{', '.join(run.tags)}]" if run.tags else ""
+            typer.echo(f"imported {run.run_id} ({len(run.results)} results){labels}")
+    if as_json:
+        _echo_json({"imported": imported, "failed": failed})
+    if failed:
+        raise typer.Exit(2)

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import importlib
 import logging
-import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Literal, get_args
 
+from toolgrade._files import atomic_write_text
 from toolgrade.compare import Comparison
-from toolgrade.errors import ConfigError
+from toolgrade.errors import ConfigError, describe_os_error
 from toolgrade.metrics import RunMetrics
 from toolgrade.report._view import ReportInput, build_input
 from toolgrade.results import RunResult
@@ -95,8 +94,9 @@ def write_report(
 ) -> Path:
     """Render a run as a report and write it to a file (UTF-8), replacing it atomically.
 
-    The file is written beside its destination and renamed into place, so that a
-    reader (node_exporter's textfile collector, a CI dashboard) never sees half a file.
+    The file is written beside its destination, synced to disk and renamed into place,
+    so that a reader (node_exporter's textfile collector, a CI dashboard) never sees half
+    a file, and a full disk leaves the old file (or none) rather than a truncated one.
 
     Args:
         run: the run to report on.
@@ -115,26 +115,10 @@ def write_report(
     target = Path(path)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(text)
-            # mkstemp makes the file private (0600); a report gets the usual permissions.
-            Path(tmp).chmod(0o666 & ~_umask())
-            Path(tmp).replace(target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        atomic_write_text(target, text)
     except OSError as exc:
         raise ConfigError(
-            f"cannot write the {format} report: {exc.strerror or exc}", path=str(target)
-        ) from None
+            f"cannot write the {format} report: {describe_os_error(exc)}", path=str(target)
+        ) from exc
     logger.info("wrote %s report to %s", format, target)
     return target
-
-
-def _umask() -> int:
-    """The process's umask (reading it means setting it; restored at once)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask

@@ -4,16 +4,24 @@ from toolgrade.store._db import (
     db_path,
     delete_run,
     get_run,
-    save_run,
     tag_run,
     untag,
 )
-from toolgrade.store._folder import RunFolder, RunManifest, load_run_folder
-from toolgrade.store._listing import RunSummary, list_runs, resume_command
+from toolgrade.store._folder import (
+    LockOwner,
+    RunFolder,
+    RunManifest,
+    load_run_folder,
+    lock_run_folder,
+)
+from toolgrade.store._listing import RunSummary, list_runs
+from toolgrade.store._manifest import resume_command
 from toolgrade.store._paths import data_dir, runs_dir
 from toolgrade.store._resolve import export_run, load_run_file, resolve_run
+from toolgrade.store._save import import_command, import_run, save_run
 
 __all__: list[str] = [
+    "LockOwner",
     "RunFolder",
     "RunManifest",
     "RunSummary",
@@ -22,9 +30,12 @@ __all__: list[str] = [
     "delete_run",
     "export_run",
     "get_run",
+    "import_command",
+    "import_run",
     "list_runs",
     "load_run_file",
     "load_run_folder",
+    "lock_run_folder",
     "resolve_run",
     "resume_command",
     "runs_dir",

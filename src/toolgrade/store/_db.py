@@ -17,18 +17,20 @@ from pathlib import Path
 
 from pydantic import TypeAdapter
 
-from toolgrade.errors import BaselineError, StoreError
-from toolgrade.results import CaseResult, RunResult, Status
+from toolgrade.errors import BaselineError, StoreError, describe_os_error
+from toolgrade.results import CaseResult, RunResult
 from toolgrade.store._migrations import migrate, transaction
 from toolgrade.store._paths import data_dir
 
 __all__ = [
+    "UPSERT_TAG",
+    "DatabaseBusy",
     "db_path",
     "delete_run",
     "get_run",
     "lookup_run_id",
+    "is_busy",
     "open_db",
-    "save_run",
     "tag_run",
     "tags_of",
     "untag",
@@ -44,16 +46,32 @@ def db_path() -> Path:
     return data_dir() / DB_NAME
 
 
+class DatabaseBusy(StoreError):
+    """The database stayed locked by another connection for the whole busy timeout."""
+
+
+def is_busy(exc: sqlite3.Error) -> bool:
+    """Whether `exc` means "another connection holds the lock" (worth waiting for)."""
+    name = getattr(exc, "sqlite_errorname", None)
+    if isinstance(name, str) and name:
+        return name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED"))  # extended codes too
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
 @contextmanager
-def open_db(db: Path | None = None, *, create: bool = True) -> Iterator[sqlite3.Connection]:
+def open_db(
+    db: Path | None = None, *, create: bool = True, timeout: float = 10.0
+) -> Iterator[sqlite3.Connection]:
     """Open (and migrate) the history database; close it on exit.
 
     Args:
         db: the database file; `db_path()` when None; `Path(":memory:")` for a private
             in-memory database.
         create: create the file (and its folder) when missing; otherwise raise.
+        timeout: how long one statement waits for a lock another connection holds.
 
     Raises:
+        DatabaseBusy: another connection held the lock longer than `timeout`.
         StoreError: the file is missing (with `create=False`), not a database, or unusable.
     """
     path = db if db is not None else db_path()
@@ -65,12 +83,12 @@ def open_db(db: Path | None = None, *, create: bool = True) -> Iterator[sqlite3.
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StoreError(
-                f"cannot create folder: {exc.strerror or exc}", path=str(path)
-            ) from None
+                f"cannot create folder: {describe_os_error(exc)}", path=str(path)
+            ) from exc
     try:
-        conn = sqlite3.connect(str(path), timeout=10.0, isolation_level=None)
+        conn = sqlite3.connect(str(path), timeout=timeout, isolation_level=None)
     except sqlite3.Error as exc:
-        raise StoreError(f"cannot open the run history: {exc}", path=str(path)) from None
+        raise StoreError(f"cannot open the run history: {exc}", path=str(path)) from exc
     try:
         conn.row_factory = sqlite3.Row
         # WAL lets `toolgrade runs list` read while a run is being saved.
@@ -79,85 +97,18 @@ def open_db(db: Path | None = None, *, create: bool = True) -> Iterator[sqlite3.
         migrate(conn)
         yield conn
     except sqlite3.Error as exc:
-        raise StoreError(f"run history database error: {exc}", path=str(path)) from None
+        if is_busy(exc):
+            raise DatabaseBusy(f"the run history is locked: {exc}", path=str(path)) from exc
+        raise StoreError(f"run history database error: {exc}", path=str(path)) from exc
     finally:
         conn.close()
 
 
-def _case_row(run_id: str, position: int, r: CaseResult) -> tuple[object, ...]:
-    return (
-        run_id,
-        position,
-        r.case_id,
-        r.repeat,
-        r.status.value,
-        r.score,
-        r.category,
-        r.difficulty,
-        r.latency_ms,
-        r.model_dump_json(),
-    )
-
-
-_RUN_COLUMNS = (
-    "run_id, suite_name, suite_version, suite_hash, model, toolgrade_version, started_at,"
-    " finished_at, status, rubric, total, scored, passed, accuracy, header_json, saved_at"
-)
-_UPSERT_RUN = (
-    f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES ({', '.join('?' * 16)}) "
-    "ON CONFLICT(run_id) DO UPDATE SET "
-    + ", ".join(f"{c.strip()}=excluded.{c.strip()}" for c in _RUN_COLUMNS.split(",")[1:])
-)
-_UPSERT_TAG = (
+UPSERT_TAG = (
     "INSERT INTO run_tags (tag, run_id, tagged_at) VALUES (?, ?, ?) "
     "ON CONFLICT(tag) DO UPDATE SET run_id=excluded.run_id, tagged_at=excluded.tagged_at"
 )
-
-
-def save_run(run: RunResult, *, db: Path | None = None) -> None:
-    """Store a run (replacing an earlier save of the same run id) and its tags.
-
-    Args:
-        run: the run.
-        db: the database file (default `<TOOLGRADE_HOME>/toolgrade.db`).
-
-    Raises:
-        StoreError: the database cannot be written.
-
-    Examples:
-        >>> save_run(run)  # doctest: +SKIP
-        >>> resolve_run(run.run_id) == run  # doctest: +SKIP
-        True
-    """
-    scored = [r for r in run.results if r.status.scored]
-    passed = sum(r.status is Status.CORRECT for r in scored)
-    now = datetime.now(UTC).isoformat()
-    header = (
-        run.run_id,
-        run.suite_name,
-        run.suite_version,
-        run.suite_hash,
-        run.model,
-        run.toolgrade_version,
-        run.started_at.isoformat(),
-        run.finished_at.isoformat() if run.finished_at else None,
-        run.status,
-        run.rubric,
-        len(run.results),
-        len(scored),
-        passed,
-        passed / len(scored) if scored else None,
-        run.model_dump_json(exclude={"results", "tags"}),
-        now,
-    )
-    with open_db(db) as conn, transaction(conn):
-        conn.execute(_UPSERT_RUN, header)
-        conn.execute("DELETE FROM case_results WHERE run_id = ?", (run.run_id,))
-        conn.executemany(
-            "INSERT INTO case_results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (_case_row(run.run_id, i, r) for i, r in enumerate(run.results)),
-        )
-        conn.executemany(_UPSERT_TAG, ((tag, run.run_id, now) for tag in run.tags))
+"""Give a run a tag, taking it from the run that had it."""
 
 
 def lookup_run_id(conn: sqlite3.Connection, ref: str) -> str | None:
@@ -261,7 +212,7 @@ def tag_run(ref: str, tags: Sequence[str], *, db: Path | None = None) -> str:
             _check_tag(conn, tag)
         now = datetime.now(UTC).isoformat()
         with transaction(conn):
-            conn.executemany(_UPSERT_TAG, ((tag, run_id, now) for tag in tags))
+            conn.executemany(UPSERT_TAG, ((tag, run_id, now) for tag in tags))
         return run_id
 
 

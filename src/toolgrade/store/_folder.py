@@ -3,29 +3,42 @@
 `results.jsonl` is appended and flushed one case at a time, so a run killed at any
 moment keeps everything that finished. A torn last line (the process died mid-write)
 is detected on reading and dropped, so that its case runs again on resume.
+
+One process writes to a run folder at a time: the first write (creating the folder,
+appending, repairing a torn line on resume) takes its `run.lock` (see `_lock.py`), and
+`close()` gives it back. A second writer, e.g. `run --resume` of a run that is still
+going, is refused with the pid of the first.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError
 
+from toolgrade._files import atomic_write_text
 from toolgrade._json import JsonObject, JsonValue
-from toolgrade.errors import StoreError
+from toolgrade.errors import StoreError, describe_os_error
 from toolgrade.results import CaseResult, RunResult
+from toolgrade.store._lock import LOCK_NAME, FolderLock, LockOwner
+from toolgrade.store._manifest import RunManifest, resume_command, sort_results
 from toolgrade.store._paths import runs_dir
 
 __all__ = [
+    "LOCK_NAME",
+    "LockOwner",
     "LogLevel",
     "RunFolder",
     "RunManifest",
     "load_run_folder",
+    "lock_run_folder",
+    "resume_command",
     "sort_results",
 ]
 
@@ -44,23 +57,6 @@ _LEVELS: dict[str, int] = {
 }
 
 
-class RunManifest(BaseModel):
-    """The content of `run.json`: the run's settings, and what a resume needs."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    schema_version: Literal[2] = 2
-    """Version of this format."""
-    run: RunResult
-    """The run's header: settings, server identity, status (its `results` stay empty)."""
-    suite_source: str | None = None
-    """Where the suite came from (a path or a built-in name), to reload it on resume."""
-    case_ids: tuple[str, ...] = ()
-    """The selected cases, in run order."""
-    options: JsonObject = {}
-    """The runner options, to resume with exactly the same settings."""
-
-
 class RunFolder:
     """One run's folder; appends results and log lines, rewrites `run.json` atomically."""
 
@@ -69,6 +65,8 @@ class RunFolder:
         self._results: IO[str] | None = None
         self._log: IO[str] | None = None
         self._trace_id = path.name
+        self._lock = FolderLock(path)
+        self._broken: StoreError | None = None
 
     @property
     def manifest_path(self) -> Path:
@@ -87,7 +85,10 @@ class RunFolder:
 
     @classmethod
     def create(cls, manifest: RunManifest, *, root: Path | None = None) -> RunFolder:
-        """Create `<root>/<run_id>/` and write its `run.json`.
+        """Create `<root>/<run_id>/`, take its lock and write its `run.json`.
+
+        The folder exists only with its `run.json`: when writing it fails (a full disk,
+        no permission), the folder is removed again.
 
         Raises:
             StoreError: the folder exists already or cannot be created.
@@ -98,10 +99,26 @@ class RunFolder:
         except FileExistsError:
             raise StoreError("run folder exists already", path=str(path)) from None
         except OSError as exc:
-            raise StoreError(f"cannot create run folder: {exc}", path=str(path)) from None
+            raise StoreError(
+                f"cannot create the run folder: {describe_os_error(exc)}", path=str(path)
+            ) from exc
         folder = cls(path)
-        folder.write_manifest(manifest)
+        try:
+            folder.write_manifest(manifest)
+        except BaseException:
+            folder._discard()
+            raise
         return folder
+
+    def _discard(self) -> None:
+        """Remove a folder whose creation failed (only what `create` put there)."""
+        self._lock.release()
+        for leftover in (self.manifest_path, *self.path.glob(f".{MANIFEST_NAME}.*.tmp")):
+            leftover.unlink(missing_ok=True)
+        try:
+            self.path.rmdir()
+        except OSError as exc:
+            logger.warning("cannot remove the unused run folder %s: %s", self.path, exc)
 
     @classmethod
     def open(cls, ref: str | Path) -> RunFolder:
@@ -135,13 +152,56 @@ class RunFolder:
             ) from None
 
     def write_manifest(self, manifest: RunManifest) -> None:
-        """Replace `run.json` atomically (write a temporary file, then rename it)."""
-        tmp = self.manifest_path.with_suffix(".json.tmp")
+        """Replace `run.json` atomically (a synced temporary file, renamed into place).
+
+        Raises:
+            RunLockedError: another process writes to this run.
+            StoreError: the file cannot be written.
+        """
+        started = self.manifest_path.is_file()
+        self.lock()
         try:
-            tmp.write_text(manifest.model_dump_json(indent=2) + "\n", encoding="utf-8")
-            tmp.replace(self.manifest_path)
+            atomic_write_text(self.manifest_path, manifest.model_dump_json(indent=2) + "\n")
         except OSError as exc:
-            raise StoreError(f"cannot write: {exc}", path=str(self.manifest_path)) from None
+            raise self._write_error(exc, self.manifest_path, started=started) from exc
+
+    def lock(self) -> None:
+        """Take the folder's write lock, if not held yet (every write does it first).
+
+        Raises:
+            RunLockedError: another live process holds it; the error names its pid.
+            StoreError: the lock file cannot be written.
+        """
+        if self._broken is not None:
+            # A write failed: the run stops; the other cases in flight must not go on.
+            raise StoreError(self._broken.message, path=self._broken.path)
+        try:
+            self._lock.acquire()
+        except OSError as exc:
+            raise self._write_error(exc, self._lock.path, started=False) from exc
+
+    def locked_by(self) -> LockOwner | None:
+        """The live process writing to this run (None: nobody, or only this object)."""
+        return None if self._lock.held else self._lock.owner()
+
+    def _write_error(self, exc: OSError, path: Path, *, started: bool) -> StoreError:
+        """One clear line: what failed, why, and how to go on (resume a started run)."""
+        message = f"cannot write: {describe_os_error(exc)}"
+        if not started:
+            return StoreError(message, path=str(path))
+        message += (
+            f"; the results written so far are kept: fix that, then finish the run with"
+            f" `{resume_command(self.path.name)}`"
+        )
+        error = StoreError(message, path=str(path))
+        # No more writes: close the files and give the lock up now, so that the resume
+        # works at once, even from this process.
+        self._broken = error
+        for handle in (self._results, self._log):
+            _drop(handle)
+        self._results = self._log = None
+        self._lock.release()
+        return error
 
     def read_results(self, *, repair: bool = False) -> list[CaseResult]:
         """Read every complete line of `results.jsonl`, in file order.
@@ -151,7 +211,10 @@ class RunFolder:
 
         Raises:
             StoreError: a line other than the last is corrupt (the message gives it).
+            RunLockedError: with `repair`, another process writes to this run.
         """
+        if repair:
+            self.lock()  # repairing is writing: not while another process appends
         try:
             data = self.results_path.read_bytes()
         except FileNotFoundError:
@@ -182,24 +245,44 @@ class RunFolder:
     def _drop_tail(self, keep: int, *, repair: bool) -> None:
         logger.warning("%s: torn last line dropped; its case will run again", self.results_path)
         if repair:
-            with self.results_path.open("r+b") as handle:
-                handle.truncate(keep)
+            try:
+                with self.results_path.open("r+b") as handle:
+                    handle.truncate(keep)
+            except OSError as exc:
+                raise self._write_error(exc, self.results_path, started=True) from exc
 
     def _append_raw(self, text: str) -> None:
-        with self.results_path.open("a", encoding="utf-8") as handle:
-            handle.write(text)
+        try:
+            with self.results_path.open("a", encoding="utf-8") as handle:
+                handle.write(text)
+        except OSError as exc:
+            raise self._write_error(exc, self.results_path, started=True) from exc
 
     def append_result(self, result: CaseResult) -> None:
-        """Append one result line and flush it to the operating system."""
-        if self._results is None:
-            self._results = self.results_path.open("a", encoding="utf-8")
-        self._results.write(result.model_dump_json() + "\n")
-        self._results.flush()
+        """Append one result line and flush it to the operating system.
+
+        Raises:
+            RunLockedError: another process writes to this run.
+            StoreError: the line cannot be written (the message says how to resume).
+        """
+        self.lock()
+        try:
+            if self._results is None:
+                self._results = self.results_path.open("a", encoding="utf-8")
+            self._results.write(result.model_dump_json() + "\n")
+            self._results.flush()
+        except OSError as exc:
+            _drop(self._results)
+            self._results = None
+            raise self._write_error(exc, self.results_path, started=True) from exc
 
     def log(self, level: LogLevel, event: str, message: str, **fields: JsonValue) -> None:
         """Write one structured line to `log.jsonl` (and to the `toolgrade.runner` logger).
 
         Every line carries the run id as `trace_id`.
+
+        Raises:
+            StoreError: the line cannot be written (the message says how to resume).
         """
         record: JsonObject = {
             "time": datetime.now(UTC).isoformat(timespec="milliseconds"),
@@ -209,21 +292,71 @@ class RunFolder:
             "message": message,
         }
         record.update(fields)
-        if self._log is None:
-            self._log = self.log_path.open("a", encoding="utf-8")
-        self._log.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
-        if level != "debug":  # a case start is always followed by its result, flushed then
-            self._log.flush()
+        self.lock()
+        try:
+            if self._log is None:
+                self._log = self.log_path.open("a", encoding="utf-8")
+            self._log.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+            if level != "debug":  # a case start is always followed by its result, flushed then
+                self._log.flush()
+        except OSError as exc:
+            _drop(self._log)
+            self._log = None
+            raise self._write_error(exc, self.log_path, started=True) from exc
         # Mirrored at debug level only: the file keeps the real level, and a library
         # must not print warnings through logging's last-resort handler.
         logger.debug("[%s] %s: %s", self._trace_id, level, message)
 
     def close(self) -> None:
-        """Close the open files (the folder stays usable for reading)."""
-        for handle in (self._results, self._log):
-            if handle is not None:
-                handle.close()
+        """Close the open files and give the lock up (the folder stays usable for reading).
+
+        Raises:
+            StoreError: buffered lines could not be written (the lock is given up anyway).
+        """
+        handles = [(self._results, self.results_path), (self._log, self.log_path)]
         self._results = self._log = None
+        try:
+            for handle, path in handles:
+                if handle is not None:
+                    try:
+                        handle.close()
+                    except OSError as exc:
+                        raise self._write_error(exc, path, started=True) from exc
+        finally:
+            self._lock.release()
+
+
+@contextmanager
+def lock_run_folder(ref: str | Path) -> Iterator[RunFolder]:
+    """Hold a run folder's write lock for the block; close the folder after it.
+
+    Args:
+        ref: a run id, a run folder, or its `run.json`.
+
+    Raises:
+        RunLockedError: another live process writes to the run (the error names its pid).
+        StoreError: no such run folder.
+
+    Examples:
+        >>> with lock_run_folder("20260101T120000Z-3fa2c1") as folder:  # doctest: +SKIP
+        ...     folder.append_result(result)
+    """
+    folder = RunFolder.open(ref)
+    folder.lock()
+    try:
+        yield folder
+    finally:
+        folder.close()
+
+
+def _drop(handle: IO[str] | None) -> None:
+    """Close a handle whose write failed, dropping what it could not write.
+
+    Otherwise the garbage collector would try the write again and print the error.
+    """
+    if handle is not None:
+        with suppress(OSError):  # the same failure again: the unwritten bytes are dropped
+            handle.close()
 
 
 def _parse_line(line: bytes) -> CaseResult | None:
@@ -237,21 +370,6 @@ def _first_error(exc: ValidationError) -> str:
     err = exc.errors()[0]
     where = ".".join(str(p) for p in err.get("loc", ()))
     return f"{where}: {err.get('msg', '')}" if where else str(err.get("msg", ""))
-
-
-def sort_results(results: Iterable[CaseResult], case_ids: Sequence[str]) -> tuple[CaseResult, ...]:
-    """Order results by case (in `case_ids` order) then repetition; the last of duplicates wins.
-
-    Results of cases missing from `case_ids` come last, by id.
-    """
-    position = {case_id: i for i, case_id in enumerate(case_ids)}
-    unique = {(r.case_id, r.repeat): r for r in results}
-    return tuple(
-        sorted(
-            unique.values(),
-            key=lambda r: (position.get(r.case_id, len(position)), r.case_id, r.repeat),
-        )
-    )
 
 
 def load_run_folder(ref: str | Path) -> RunResult:

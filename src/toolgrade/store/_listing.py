@@ -17,17 +17,13 @@ from toolgrade._json import JsonObject, JsonValue
 from toolgrade.errors import StoreError
 from toolgrade.results import CaseResult, RunResult, Status
 from toolgrade.store._db import db_path, open_db, tags_of
-from toolgrade.store._folder import MANIFEST_NAME, RunFolder, sort_results
+from toolgrade.store._folder import MANIFEST_NAME, RunFolder
+from toolgrade.store._manifest import resume_command, sort_results
 from toolgrade.store._paths import runs_dir
 
 __all__ = ["RunSummary", "list_runs", "resume_command"]
 
 logger = logging.getLogger(__name__)
-
-
-def resume_command(run_id: str) -> str:
-    """The command that finishes an interrupted run."""
-    return f"toolgrade run --resume {run_id}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +38,8 @@ class RunSummary:
     started_at: str
     """ISO 8601 start time."""
     status: str
-    """`complete` or `interrupted` (a run left unfinished: resume it)."""
+    """`complete`, `interrupted` (a run left unfinished: resume it) or `running` (an
+    unsaved run folder another live process is writing to right now)."""
     total: int
     """Results recorded."""
     scored: int
@@ -61,8 +58,8 @@ class RunSummary:
 
     @property
     def resume(self) -> str | None:
-        """The command that finishes the run; None when it is complete."""
-        return None if self.status == "complete" else resume_command(self.run_id)
+        """The command that finishes the run; None when it is complete or still running."""
+        return None if self.status in ("complete", "running") else resume_command(self.run_id)
 
     def to_dict(self) -> JsonObject:
         """Return the summary as a JSON object."""
@@ -188,8 +185,9 @@ def _folder_summary(folder: RunFolder) -> RunSummary | None:
         suite_hash=run.suite_hash,
         model=run.model,
         started_at=run.started_at.isoformat(),
-        # A run killed outright never wrote its final status: it still says `running`.
-        status="interrupted",
+        # A run killed outright never wrote its final status: it still says `running`;
+        # only the lock of a live process tells a run that is really going on.
+        status="running" if folder.locked_by() is not None else "interrupted",
         total=len(results),
         scored=len(scored),
         passed=passed,

@@ -93,8 +93,14 @@ def m002_tags(db: sqlite3.Connection) -> None:
 
 @contextmanager
 def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    """An explicit transaction: DDL included (sqlite3 does not open one for DDL itself)."""
-    db.execute("BEGIN")
+    """An explicit write transaction: DDL included (sqlite3 does not open one for DDL).
+
+    `BEGIN IMMEDIATE` takes the write lock at once (waiting up to the connection's busy
+    timeout) instead of at the first write: a deferred transaction that reads first
+    and writes later fails with "database is locked" without waiting when another
+    process wrote in between (a WAL snapshot cannot be upgraded).
+    """
+    db.execute("BEGIN IMMEDIATE")
     try:
         yield db
     except BaseException:
@@ -103,27 +109,52 @@ def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     db.execute("COMMIT")
 
 
-def applied_migrations(db: sqlite3.Connection) -> list[str]:
-    """Names of the migrations already applied, in order of application."""
-    db.execute(
-        f"CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} (name TEXT PRIMARY KEY, applied_at TEXT)"
-    )
+_CREATE_TABLE = (
+    f"CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} (name TEXT PRIMARY KEY, applied_at TEXT)"
+)
+
+
+def _has_table(db: sqlite3.Connection) -> bool:
+    row = db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (MIGRATIONS_TABLE,)
+    ).fetchone()
+    return row is not None
+
+
+def _applied(db: sqlite3.Connection) -> list[str]:
+    if not _has_table(db):
+        return []
     rows = db.execute(f"SELECT name FROM {MIGRATIONS_TABLE} ORDER BY rowid").fetchall()
     return [str(row[0]) for row in rows]
 
 
-def migrate(db: sqlite3.Connection) -> list[str]:
-    """Apply every pending migration; return the names applied now.
+def applied_migrations(db: sqlite3.Connection) -> list[str]:
+    """Names of the migrations already applied, in order of application.
 
-    Each migration and its record commit together, so an interrupted upgrade leaves
-    the database at the last complete migration.
+    Creates the (empty) record table when missing.
     """
-    done = set(applied_migrations(db))
+    db.execute(_CREATE_TABLE)
+    return _applied(db)
+
+
+def migrate(db: sqlite3.Connection) -> list[str]:
+    """Apply every pending migration; return the names applied now (by this connection).
+
+    Safe when several processes open a new database at once: each migration runs in
+    its own `BEGIN IMMEDIATE` transaction, which admits one writer at a time, and the
+    applied migrations are read again inside it, so a migration another process has
+    just applied is skipped rather than run twice ("table runs already exists").
+    A migration and its record commit together, so an interrupted upgrade leaves the
+    database at the last complete migration.
+    """
+    if set(_applied(db)) >= {fn.__name__ for fn in MIGRATIONS}:
+        return []  # the usual case: a read, no write lock
     applied = []
     for fn in MIGRATIONS:
-        if fn.__name__ in done:
-            continue
         with transaction(db):
+            db.execute(_CREATE_TABLE)
+            if fn.__name__ in _applied(db):
+                continue
             fn(db)
             db.execute(
                 f"INSERT INTO {MIGRATIONS_TABLE} (name, applied_at) VALUES (?, ?)",

@@ -19,9 +19,10 @@ import email.utils
 import logging
 import random
 import ssl
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import aclosing
-from dataclasses import dataclass
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import cast
 
@@ -36,9 +37,22 @@ from toolgrade.backends._stream import (
     pump_lines,
     read_body,
 )
-from toolgrade.errors import BackendError, BackendHTTPError, BackendTimeout, BackendUnreachable
+from toolgrade.errors import (
+    BackendError,
+    BackendHTTPError,
+    BackendTimeout,
+    BackendUnreachable,
+)
 
-__all__ = ["Answer", "JsonHttp", "RetryPolicy", "parse_retry_after"]
+__all__ = [
+    "Answer",
+    "JsonHttp",
+    "RetryEvent",
+    "RetryLog",
+    "RetryPolicy",
+    "parse_retry_after",
+    "retry_log",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -93,6 +107,55 @@ def parse_retry_after(value: str | None, *, now: datetime | None = None) -> floa
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
     return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
+
+
+@dataclass(frozen=True, slots=True)
+class RetryEvent:
+    """One failed attempt that is retried."""
+
+    attempt: int
+    """The attempt that failed (1 is the first)."""
+    reason: str
+    """What happened, e.g. `connection dropped: the server closed it ...`, `HTTP 503`."""
+    delay: float
+    """Seconds waited before the next attempt."""
+    url: str
+    """The URL asked."""
+
+
+@dataclass(slots=True)
+class RetryLog:
+    """The attempts of one case's requests (set in `retry_log`), for a timeout to explain."""
+
+    on_retry: Callable[[RetryEvent], None] | None = None
+    """Called with each retry as it is decided."""
+    events: list[RetryEvent] = field(default_factory=list)
+    """The retries so far."""
+    attempts: int = 0
+    """Attempts started so far."""
+
+    def add(self, event: RetryEvent) -> None:
+        """Record a retry (and tell `on_retry`)."""
+        self.events.append(event)
+        if self.on_retry is not None:
+            self.on_retry(event)
+
+    def describe(self) -> str | None:
+        """The last failure and the number of attempts, or None when nothing was retried.
+
+        Examples:
+            >>> log = RetryLog(attempts=3)
+            >>> log.add(RetryEvent(2, "connection dropped", 1.0, "http://h"))
+            >>> log.describe()
+            'connection dropped; 3 attempts'
+        """
+        if not self.events:
+            return None
+        return f"{self.events[-1].reason}; {self.attempts} attempts"
+
+
+retry_log: ContextVar[RetryLog | None] = ContextVar("toolgrade_retry_log", default=None)
+"""The `RetryLog` of the request being made in this task, if any."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,23 +263,30 @@ class JsonHttp:
     ) -> Answer:
         url = self.url(path)
         limit = self._retry.max_retries if retries else 0
+        log = retry_log.get() or RetryLog()
         attempt = 0
         while True:
+            log.attempts += 1
             try:
                 return await self._send(method, path, payload, url=url, sink=sink)
-            except (BackendUnreachable, _Dropped) as exc:
+            except _Dropped as exc:
                 if attempt >= limit:
-                    raise exc.final() if isinstance(exc, _Dropped) else exc from None
+                    raise exc.final(attempt + 1) from None
+                reason = exc.describe()
                 wait = self._retry.delay(attempt, self._rng, retry_after=None)
-                logger.info("%s: %s; retry %d in %.2fs", url, exc, attempt + 1, wait)
+            except BackendUnreachable as exc:
+                if attempt >= limit:
+                    raise
+                reason = f"cannot connect ({exc.__cause__ or exc})"
+                wait = self._retry.delay(attempt, self._rng, retry_after=None)
             except _Refused as exc:
                 if exc.status_code not in _RETRY_STATUSES or attempt >= limit:
                     raise exc.final() from None
+                reason = exc.message
                 wait = self._retry.delay(attempt, self._rng, retry_after=exc.retry_after)
-                logger.info(
-                    "%s: HTTP %d; retry %d in %.2fs", url, exc.status_code, attempt + 1, wait
-                )
             attempt += 1
+            logger.info("%s: %s; retry %d in %.2fs", url, reason, attempt, wait)
+            log.add(RetryEvent(attempt=attempt, reason=reason, delay=wait, url=url))
             await asyncio.sleep(wait)
 
     async def _send(
@@ -283,10 +353,14 @@ class _Dropped(Exception):
     def __init__(self, url: str, reason: str) -> None:
         self.url = url
         self.reason = reason
-        super().__init__(f"connection dropped: {reason}")
+        super().__init__(self.describe())
 
-    def final(self) -> BackendError:
-        return BackendError(f"connection dropped by the server: {self.reason}", url=self.url)
+    def describe(self) -> str:
+        return f"connection dropped: the server closed it before a complete answer ({self.reason})"
+
+    def final(self, attempts: int) -> BackendError:
+        tries = "1 attempt" if attempts == 1 else f"{attempts} attempts"
+        return BackendError(f"{self.describe()}; {tries}", url=self.url)
 
 
 class _Refused(Exception):

@@ -8,6 +8,7 @@ import time
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade.backends._assemble import OllamaStream
 from toolgrade.backends._http import JsonHttp, RetryPolicy
+from toolgrade.backends._registry import check_base_url
 from toolgrade.backends._types import BackendSettings, ChatReply, ChatRequest, ServerInfo
 from toolgrade.backends._wire import ollama_messages
 from toolgrade.errors import BackendError, BackendTimeout, BackendUnreachable
@@ -43,7 +44,8 @@ class OllamaBackend:
     def __init__(self, model: str, settings: BackendSettings) -> None:
         self.model = model
         self._settings = settings
-        self.base_url = ollama_url(settings.base_url)
+        source = "--base-url" if settings.base_url else "OLLAMA_HOST"
+        self.base_url = check_base_url(ollama_url(settings.base_url), source=source)
         self._http = JsonHttp(
             self.base_url,
             timeout=settings.timeout,

@@ -13,6 +13,7 @@ import time
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade.backends._assemble import OpenAIStream
 from toolgrade.backends._http import JsonHttp, RetryPolicy
+from toolgrade.backends._registry import check_base_url
 from toolgrade.backends._servers import detect_server, server_slots
 from toolgrade.backends._types import BackendSettings, ChatReply, ChatRequest, ServerInfo
 from toolgrade.backends._wire import openai_messages
@@ -40,10 +41,10 @@ class OpenAIBackend:
         self.provider = provider
         self.model = model
         self._settings = settings
-        base = settings.base_url
+        base, source = settings.base_url, "--base-url"
         if base is None and provider == "openai":
-            base = os.environ.get("OPENAI_BASE_URL") or None
-        self.base_url = (base or DEFAULT_URLS[provider]).rstrip("/")
+            base, source = os.environ.get("OPENAI_BASE_URL") or None, "OPENAI_BASE_URL"
+        self.base_url = check_base_url(base or DEFAULT_URLS[provider], source=source)
         key = settings.api_key or os.environ.get("OPENAI_API_KEY") or ""
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         self._http = JsonHttp(

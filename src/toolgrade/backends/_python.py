@@ -2,21 +2,28 @@
 
 The function receives the case's messages and tools (OpenAI shape) and returns an
 assistant message, raw text, or a list of calls.
+
+The module is looked for in the current folder too, as `python -m` and pytest do: the
+console script's `sys.path` does not have it, so `python/my_agent:answer` failed from
+`my_agent.py`'s own folder. The folder stays on `sys.path` while the backend is open
+(the agent may import its neighbours lazily) and is taken off by `aclose()`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import inspect
 import json
+import sys
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from pathlib import Path
 from typing import Any
 
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade.backends._types import BackendSettings, ChatReply, ChatRequest, ServerInfo
 from toolgrade.calls import ToolCall
-from toolgrade.errors import BackendError, ConfigError
+from toolgrade.errors import BackendError, BackendTimeout, ConfigError
 
 __all__ = ["PythonBackend", "load_callable"]
 
@@ -53,7 +60,12 @@ class PythonBackend:
     def __init__(self, target: str, settings: BackendSettings) -> None:
         self.model = target
         self._settings = settings
-        self._fn = load_callable(target)
+        self._added = _add_current_folder()
+        try:
+            self._fn = load_callable(target)
+        except BaseException:
+            self._remove_folder()
+            raise
 
     def settings(self) -> JsonObject:
         """The callable's name."""
@@ -71,15 +83,51 @@ class PythonBackend:
             if inspect.iscoroutinefunction(self._fn):
                 value = await self._fn(messages, tools)
             else:
-                value = await asyncio.to_thread(self._fn, messages, tools)
+                # Not asyncio.to_thread: a thread of the default executor that never
+                # returns blocks the process's exit. These are stopped when the case
+                # times out or the run stops (see toolgrade._threads).
+                from toolgrade._threads import default_pool
+
+                value = await default_pool().call(
+                    partial(self._fn, messages, tools), timeout=self._settings.timeout
+                )
                 if inspect.isawaitable(value):
                     value = await value
+        except TimeoutError:
+            raise BackendTimeout(
+                f"{self.model} did not return within {self._settings.timeout:g} s"
+            ) from None
         except Exception as exc:  # the agent's own failure is this case's error
             raise BackendError(f"{self.model} raised {type(exc).__name__}: {exc}") from exc
         return ChatReply(raw=_as_raw(value, self.model))
 
     async def aclose(self) -> None:
-        """Nothing to release."""
+        """Take the current folder off `sys.path` again, if this backend put it there."""
+        self._remove_folder()
+
+    def _remove_folder(self) -> None:
+        added, self._added = self._added, None
+        if added is not None and added in sys.path:
+            sys.path.remove(added)
+
+
+def _add_current_folder() -> str | None:
+    """Put the current folder first on `sys.path`; return it, or None if it was there."""
+    try:
+        here = Path.cwd()
+    except OSError:  # the folder was deleted
+        return None
+    if any(_same_folder(entry, here) for entry in sys.path):
+        return None
+    sys.path.insert(0, str(here))
+    return str(here)
+
+
+def _same_folder(entry: str, folder: Path) -> bool:
+    try:
+        return Path(entry or ".").resolve() == folder.resolve()
+    except (OSError, RuntimeError):
+        return False
 
 
 def _as_raw(value: object, target: str) -> JsonValue:

@@ -3,11 +3,16 @@
 In order: resolve the baseline (before saving, so that a tag the new run carries can
 not make the run its own baseline), save the run to the history, compare, print the
 text report and the summary line, warn when too many cases timed out, write the
-requested report files, and choose the exit code.
+requested report files, say where the run is, and choose the exit code.
+
+A run in which no case could be scored fails, so that CI does not pass on it: exit code
+2 when the input was the cause (a responses file that answers none of the cases), 3 when
+the model server was (every request failed or timed out).
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,9 +20,9 @@ import typer
 
 import toolgrade
 from toolgrade.compare import Comparison
-from toolgrade.errors import BaselineError, ConfigError, StoreError
+from toolgrade.errors import BaselineError, ConfigError, SaveError
 from toolgrade.report import REPORT_FORMATS
-from toolgrade.results import RunResult
+from toolgrade.results import RunResult, Status
 from toolgrade.runner import run_summary_line, timeout_warning
 
 __all__ = ["PostRunOptions", "after_run"]
@@ -49,13 +54,16 @@ def after_run(result: RunResult, options: PostRunOptions) -> int:
     """Save, compare and report a finished run; return the process exit code.
 
     Returns:
-        1 when `fail_on_regression` is set and the comparison with the baseline finds a
+        2 (input) or 3 (server) when no case could be scored, else 1 when
+        `fail_on_regression` is set and the comparison with the baseline finds a
         regression, else 0.
 
     Raises:
         BaselineError: the baseline cannot be resolved or shares no case (the run is
             saved first).
         ConfigError: an unknown report format, or a report file cannot be written.
+        SaveError: the run could not be saved to the history (raised after the report is
+            printed; the message gives the command that saves it later).
     """
     unknown = sorted(set(options.reports) - set(REPORT_FORMATS))
     if unknown:
@@ -69,8 +77,13 @@ def after_run(result: RunResult, options: PostRunOptions) -> int:
             baseline = toolgrade.resolve_run(options.baseline, db=options.db)
         except BaselineError as exc:
             baseline_error = exc
+    saved = False
+    save_error: SaveError | None = None
     if options.save:
-        _save(result, options)
+        try:
+            saved = _save(result, options)
+        except SaveError as exc:
+            save_error = exc  # raised once the report is out: the results are not lost
     if baseline_error is not None:
         raise baseline_error
     comparison: Comparison | None = None
@@ -96,13 +109,133 @@ def after_run(result: RunResult, options: PostRunOptions) -> int:
             )
             if not options.quiet:
                 typer.echo(f"wrote {fmt} report to {path}", err=True)
+    if save_error is not None:
+        raise save_error
+    if saved and not options.quiet:
+        typer.echo(saved_line(result.run_id, options.db), err=True)
+    unmatched = _replay_unmatched(result)
+    failure = _nothing_scored(result, unmatched)
+    if failure is not None:
+        code, message = failure
+        typer.echo(f"error: {message}", err=True)
+        return code
+    if unmatched is not None and unmatched.missing:
+        typer.echo(f"warning: {unmatched.partly()}", err=True)
     regression = comparison is not None and comparison.is_regression
     return 1 if options.fail_on_regression and regression else 0
 
 
-def _save(result: RunResult, options: PostRunOptions) -> None:
-    """Save to the history; a failure is reported but loses nothing (the run folder stays)."""
+def saved_line(run_id: str, db: Path | None) -> str:
+    """Where a saved run is, and the commands that show it.
+
+    Examples:
+        >>> saved_line("R1", None)
+        'run R1 saved; see it with: toolgrade runs show R1 (or toolgrade report R1)'
+    """
+    where = f" --db {db}" if db is not None else ""
+    return (
+        f"run {run_id} saved; see it with: toolgrade runs show {run_id}{where}"
+        f" (or toolgrade report {run_id}{where})"
+    )
+
+
+def _save(result: RunResult, options: PostRunOptions) -> bool:
+    """Save to the history, waiting out a locked database for a bounded time (30 s).
+
+    Raises:
+        SaveError: the run could not be saved. The command fails (exit code 2) with one
+            line giving the reason and `toolgrade runs import FOLDER`, which saves the
+            run later: its run folder keeps everything.
+    """
+    toolgrade.save_run(result, db=options.db)
+    return True
+
+
+def _nothing_scored(result: RunResult, unmatched: _Unmatched | None) -> tuple[int, str] | None:
+    """The exit code and the message of a run in which no case could be scored."""
+    results = result.results
+    if not results or any(r.status.scored for r in results):
+        return None
+    if unmatched is not None:
+        if len(unmatched.missing) == len({r.case_id for r in results}):
+            return 2, unmatched.nothing()
+        first = next(r for r in results if r.error)
+        return 2, (
+            f"no case could be scored: every recorded response in {unmatched.file} failed;"
+            f" the first, {first.case_id}: {first.error}"
+        )
+    timeouts = sum(r.status is Status.TIMEOUT for r in results)
+    first = next((r for r in results if r.status is Status.ERROR), results[0])
+    advice = f"check the server with: toolgrade doctor --model {result.model}"
+    if timeouts == len(results):
+        advice = f"raise --timeout, or {advice}"
+    return 3, (
+        f"no case could be scored: all {len(results)} failed ({len(results) - timeouts} errors,"
+        f" {timeouts} timed out); the first, {first.case_id}: {first.error}; {advice}"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Unmatched:
+    """How a responses file and the run's cases line up."""
+
+    file: str
+    """The responses file."""
+    lines: int
+    """Its non-blank lines."""
+    recorded: tuple[str, ...]
+    """The distinct case ids of the file, in order."""
+    cases: tuple[str, ...]
+    """The distinct case ids of the run, in order."""
+    missing: tuple[str, ...]
+    """The run's cases the file does not answer."""
+
+    def nothing(self) -> str:
+        if not self.recorded:
+            return (
+                f"no case could be scored: {self.file} has no recorded response"
+                f" ({self.lines} lines with a case id)"
+            )
+        return (
+            f"no case could be scored: none of the {len(self.cases)} selected cases has a"
+            f" response in {self.file} ({self.lines} lines, {len(self.recorded)} case ids:"
+            f" {_sample(self.recorded)}; the suite's: {_sample(self.cases)});"
+            " are these the responses to another suite?"
+        )
+
+    def partly(self) -> str:
+        return (
+            f"{len(self.missing)} of {len(self.cases)} cases have no recorded response in"
+            f" {self.file} (e.g. {_sample(self.missing)}); they are errors"
+        )
+
+
+def _replay_unmatched(result: RunResult) -> _Unmatched | None:
+    """For a run of recorded responses: which of its cases the file answers (else None)."""
+    file = result.backend.get("file")
+    if not result.model.startswith("replay/") or not isinstance(file, str):
+        return None
     try:
-        toolgrade.save_run(result, db=options.db)
-    except StoreError as exc:
-        typer.echo(f"warning: the run was not saved to the history: {exc}", err=True)
+        text = Path(file).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return None
+    lines = [line for line in text.splitlines() if line.strip()]
+    recorded = dict.fromkeys(_case_id(line) for line in lines)
+    recorded.pop(None, None)
+    cases = tuple(dict.fromkeys(r.case_id for r in result.results))
+    missing = tuple(c for c in cases if c not in recorded)
+    return _Unmatched(file, len(lines), tuple(k for k in recorded if k), cases, missing)
+
+
+def _case_id(line: str) -> str | None:
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return None
+    case_id = value.get("case_id") if isinstance(value, dict) else None
+    return case_id if isinstance(case_id, str) else None
+
+
+def _sample(ids: tuple[str, ...], n: int = 3) -> str:
+    shown = ", ".join(repr(i) for i in ids[:n])
+    return shown + (", ..." if len(ids) > n else "")

@@ -2,15 +2,35 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
 
 import toolgrade
-from toolgrade._json import JsonValue
 from toolgrade.cli._post import PostRunOptions, after_run
+from toolgrade.cli._run_options import (
+    RUN_PANEL,
+    AlphaOpt,
+    BaselineOpt,
+    ConcurrencyOpt,
+    DbOpt,
+    FailOpt,
+    JunitOpt,
+    LabelOpt,
+    MarkdownOpt,
+    ProfileOpt,
+    QuietOpt,
+    RepeatOpt,
+    ReportOpt,
+    RubricOpt,
+    SuiteOpt,
+    ThresholdOpt,
+    TimeoutOpt,
+    key_values,
+    post_options,
+    suite_source,
+)
 from toolgrade.cli._selection import (
     AllTagsOption,
     CategoryOption,
@@ -24,70 +44,6 @@ from toolgrade.cli._selection import (
 )
 
 __all__ = ["evaluate", "run"]
-
-_RUN = "Running"
-_OUT = "Baseline and reports"
-
-SuiteOpt = Annotated[
-    str | None,
-    typer.Option("--suite", "-s", help="Suite file, folder or built-in name (coding-agent)."),
-]
-TimeoutOpt = Annotated[
-    float, typer.Option(min=0.001, help="Seconds allowed per case.", rich_help_panel=_RUN)
-]
-ConcurrencyOpt = Annotated[
-    int, typer.Option(min=1, help="Cases in flight at once.", rich_help_panel=_RUN)
-]
-RepeatOpt = Annotated[
-    int,
-    typer.Option(min=1, help="Run each case K times (consistency, pass^k).", rich_help_panel=_RUN),
-]
-RubricOpt = Annotated[
-    Literal["binary", "partial", "f1"] | None,
-    typer.Option(help="Scoring rubric (default: the suite's).", rich_help_panel=_RUN),
-]
-ProfileOpt = Annotated[
-    str, typer.Option(help="Matching profile: default or bfcl.", rich_help_panel=_RUN)
-]
-BaselineOpt = Annotated[
-    str | None,
-    typer.Option(help="Compare with this run (id, tag or exported file).", rich_help_panel=_OUT),
-]
-FailOpt = Annotated[
-    bool,
-    typer.Option(
-        "--fail-on-regression", help="Exit 1 on a regression vs --baseline.", rich_help_panel=_OUT
-    ),
-]
-ThresholdOpt = Annotated[
-    float,
-    typer.Option(
-        min=0, help="Accuracy drop, in points, that is a regression.", rich_help_panel=_OUT
-    ),
-]
-AlphaOpt = Annotated[
-    float,
-    typer.Option(min=0, max=1, help="Significance level of McNemar's test.", rich_help_panel=_OUT),
-]
-ReportOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--report", metavar="FORMAT=PATH", help="Write a report (repeatable).", rich_help_panel=_OUT
-    ),
-]
-JunitOpt = Annotated[
-    Path | None, typer.Option(help="Write a JUnit XML report.", rich_help_panel=_OUT)
-]
-MarkdownOpt = Annotated[
-    Path | None, typer.Option(help="Write a Markdown report.", rich_help_panel=_OUT)
-]
-LabelOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--label", help="Label the run, e.g. baseline (repeatable).", rich_help_panel=_OUT
-    ),
-]
-QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")]
 
 
 def run(
@@ -117,18 +73,21 @@ def run(
     mode: Annotated[
         Literal["native", "prompt"],
         typer.Option(
-            help="Tools in the request, or described in the prompt.", rich_help_panel=_RUN
+            help="Tools in the request, or described in the prompt.", rich_help_panel=RUN_PANEL
         ),
     ] = "native",
     base_url: Annotated[
-        str | None, typer.Option(help="Server URL (default: the provider's).", rich_help_panel=_RUN)
+        str | None,
+        typer.Option(help="Server URL (default: the provider's).", rich_help_panel=RUN_PANEL),
     ] = None,
     temperature: Annotated[
-        float, typer.Option(min=0, help="Sampling temperature.", rich_help_panel=_RUN)
+        float, typer.Option(min=0, help="Sampling temperature.", rich_help_panel=RUN_PANEL)
     ] = 0.0,
     max_retries: Annotated[
         int,
-        typer.Option(min=0, help="Retries on connection errors, 429, 5xx.", rich_help_panel=_RUN),
+        typer.Option(
+            min=0, help="Retries on connection errors, 429, 5xx.", rich_help_panel=RUN_PANEL
+        ),
     ] = 3,
     option: Annotated[
         list[str] | None,
@@ -136,7 +95,7 @@ def run(
             "--option",
             metavar="KEY=VALUE",
             help="Extra request option, e.g. num_ctx=8192 (repeatable; VALUE as JSON).",
-            rich_help_panel=_RUN,
+            rich_help_panel=RUN_PANEL,
         ),
     ] = None,
     max_tokens: Annotated[
@@ -144,7 +103,7 @@ def run(
         typer.Option(
             min=0,
             help="Cap each answer at N tokens, so a runaway answer costs no timeout (0: no cap).",
-            rich_help_panel=_RUN,
+            rich_help_panel=RUN_PANEL,
         ),
     ] = toolgrade.DEFAULT_MAX_TOKENS,
     no_stream: Annotated[
@@ -152,7 +111,7 @@ def run(
         typer.Option(
             "--no-stream",
             help="Ask for whole answers instead of streamed ones (no time to first token).",
-            rich_help_panel=_RUN,
+            rich_help_panel=RUN_PANEL,
         ),
     ] = False,
     no_warmup: Annotated[
@@ -160,13 +119,13 @@ def run(
         typer.Option(
             "--no-warmup",
             help="Skip the untimed warm-up request sent to a server before the cases.",
-            rich_help_panel=_RUN,
+            rich_help_panel=RUN_PANEL,
         ),
     ] = False,
     resume: Annotated[
         str | None,
         typer.Option(
-            help="Finish an interrupted run: only missing cases run.", rich_help_panel=_RUN
+            help="Finish an interrupted run: only missing cases run.", rich_help_panel=RUN_PANEL
         ),
     ] = None,
     baseline: BaselineOpt = None,
@@ -177,15 +136,17 @@ def run(
     junit: JunitOpt = None,
     markdown: MarkdownOpt = None,
     label: LabelOpt = None,
+    db: DbOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Run a suite against a model, then save, compare with a baseline and report.
 
     Results are written case by case to TOOLGRADE_HOME/runs/RUN_ID/; Ctrl-C stops
     cleanly and `--resume RUN_ID` finishes the run. Exit codes: 0 ok, 1 regression
-    (with --fail-on-regression), 2 bad input, 3 model server unreachable, 130 interrupted.
+    (with --fail-on-regression), 2 bad input (or no case scored from a responses file),
+    3 model server unreachable (or no case scored), 130 interrupted.
     """
-    post = _post_options(
+    post = post_options(
         baseline=baseline,
         fail_on_regression=fail_on_regression,
         threshold=threshold,
@@ -194,6 +155,7 @@ def run(
         junit=junit,
         markdown=markdown,
         quiet=quiet,
+        db=db,
     )
     progress: Literal["auto", "none"] = "none" if quiet else "auto"
     if resume is not None:
@@ -223,13 +185,13 @@ def run(
         max_retries=max_retries,
         max_tokens=None if max_tokens == 0 else max_tokens,
         stream=not no_stream,
-        backend_options=_key_values(option or []),
+        backend_options=key_values(option or []),
         warmup=not no_warmup,
         rubric=rubric,
         profile=profile,
         tags=tuple(label or ()),
         selection=selection.to_dict(),
-        suite_source=_source(suite),
+        suite_source=suite_source(suite),
     )
     chosen = toolgrade.select_cases(toolgrade.load_suite(suite), selection)
     _finish(_start(chosen, model, options, progress=progress), post)
@@ -251,6 +213,7 @@ def evaluate(
     sample: SampleOption = None,
     seed: SeedOption = 0,
     limit: LimitOption = None,
+    timeout: TimeoutOpt = 60.0,
     concurrency: ConcurrencyOpt = 4,
     repeat: RepeatOpt = 1,
     rubric: RubricOpt = None,
@@ -263,10 +226,15 @@ def evaluate(
     junit: JunitOpt = None,
     markdown: MarkdownOpt = None,
     label: LabelOpt = None,
+    db: DbOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
-    """Score recorded outputs against a suite (the same as `run --model replay/FILE`)."""
-    post = _post_options(
+    """Score recorded outputs against a suite (the same as `run --model replay/FILE`).
+
+    Exit codes: 0 ok, 1 regression (with --fail-on-regression), 2 bad input, including a
+    responses file from which no case could be scored, 130 interrupted.
+    """
+    post = post_options(
         baseline=baseline,
         fail_on_regression=fail_on_regression,
         threshold=threshold,
@@ -275,6 +243,7 @@ def evaluate(
         junit=junit,
         markdown=markdown,
         quiet=quiet,
+        db=db,
     )
     selection = selection_from_options(
         tag=tag,
@@ -287,6 +256,7 @@ def evaluate(
         limit=limit,
     )
     options = toolgrade.RunOptions(
+        timeout=timeout,
         concurrency=concurrency,
         repeat=repeat,
         seed=seed,
@@ -294,7 +264,7 @@ def evaluate(
         profile=profile,
         tags=tuple(label or ()),
         selection=selection.to_dict(),
-        suite_source=_source(suite),
+        suite_source=suite_source(suite),
     )
     chosen = toolgrade.select_cases(toolgrade.load_suite(suite), selection)
     _finish(
@@ -319,53 +289,3 @@ def _finish(result: toolgrade.RunResult, post: PostRunOptions) -> None:
         )
         raise typer.Exit(130)
     raise typer.Exit(after_run(result, post))
-
-
-def _source(suite: str) -> str:
-    """Where to reload the suite from on resume: an absolute path, or the built-in name."""
-    path = Path(suite)
-    return str(path.resolve()) if path.exists() else suite
-
-
-def _key_values(items: list[str]) -> dict[str, JsonValue]:
-    out: dict[str, JsonValue] = {}
-    for item in items:
-        key, sep, text = item.partition("=")
-        if not sep or not key.strip():
-            raise toolgrade.ConfigError(f"--option needs KEY=VALUE, got {item!r}")
-        try:
-            out[key.strip()] = json.loads(text)
-        except ValueError:
-            out[key.strip()] = text  # a bare word is a string
-    return out
-
-
-def _post_options(
-    *,
-    baseline: str | None,
-    fail_on_regression: bool,
-    threshold: float,
-    alpha: float,
-    reports: list[str] | None,
-    junit: Path | None,
-    markdown: Path | None,
-    quiet: bool,
-) -> PostRunOptions:
-    files: dict[str, Path] = {}
-    for item in reports or []:
-        fmt, sep, path = item.partition("=")
-        if not sep or not fmt.strip() or not path.strip():
-            raise toolgrade.ConfigError(f"--report needs FORMAT=PATH, got {item!r}")
-        files[fmt.strip().lower()] = Path(path.strip())
-    if junit is not None:
-        files["junit"] = junit
-    if markdown is not None:
-        files["markdown"] = markdown
-    return PostRunOptions(
-        baseline=baseline,
-        fail_on_regression=fail_on_regression,
-        threshold=threshold,
-        alpha=alpha,
-        reports=files,
-        quiet=quiet,
-    )

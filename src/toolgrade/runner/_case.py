@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from toolgrade._json import JsonValue
+from toolgrade._threads import BoundedPool, default_pool
 from toolgrade.backends import Backend, ChatReply, ChatRequest, NameMap, extractable
+from toolgrade.backends._http import RetryEvent, RetryLog, retry_log
 from toolgrade.calls import ToolCall
 from toolgrade.errors import BackendError, BackendTimeout, BackendUnreachable
 from toolgrade.extract import Extraction, extract_calls
@@ -17,7 +19,13 @@ from toolgrade.judge import judge, profile_reads_any_name
 from toolgrade.results import CaseResult, Status
 from toolgrade.suite import Case, Rubric, Suite, ToolSpec
 
-__all__ = ["CaseOutcome", "CaseRunner", "judge_output"]
+__all__ = [
+    "CaseOutcome",
+    "CaseRunner",
+    "judge_output",
+    "overrun_message",
+    "unscored_result",
+]
 
 logger = logging.getLogger("toolgrade.runner")
 
@@ -55,9 +63,20 @@ class CaseRunner:
     """The run's rubric override."""
     profile: str
     """The judge's matching profile."""
+    workers: BoundedPool = field(default_factory=default_pool)
+    """Where extraction and judging run, off the event loop and bounded by `timeout`."""
 
-    async def run(self, case: Case, repeat: int) -> CaseOutcome:
-        """Run one case; failures become `timeout`/`error` results, never exceptions."""
+    async def run(
+        self,
+        case: Case,
+        repeat: int,
+        *,
+        on_retry: Callable[[RetryEvent], None] | None = None,
+    ) -> CaseOutcome:
+        """Run one case; failures become `timeout`/`error` results, never exceptions.
+
+        `on_retry` is told of every retried request (to log it).
+        """
         tools = self.suite.tools_for(case)
         names = NameMap.build((t.name for t in tools), enabled=self.backend.safe_names)
         request = ChatRequest(
@@ -67,7 +86,7 @@ class CaseRunner:
             repeat=repeat,
         )
         started = time.perf_counter()
-        reply = await self._ask(request)
+        reply = await self._ask(request, RetryLog(on_retry=on_retry))
         if isinstance(reply, _Failure):
             failed = self.failed(
                 case, repeat, status=reply.status, message=reply.message, started=started
@@ -81,14 +100,7 @@ class CaseRunner:
                 case, repeat, status=Status.ERROR, message=reply.error, started=started
             )
         else:
-            try:
-                result = self.judged(case, reply.raw, names=names, tools=request.tools)
-            except Exception as exc:  # a judging bug must cost one case, not the run
-                logger.exception("judging case %s failed", case.id)
-                message = f"judging failed: {exc}"
-                result = self.failed(
-                    case, repeat, status=Status.ERROR, message=message, started=started
-                )
+            result = await self._judge(case, repeat, reply.raw, names=names, request=request)
         update = {
             "raw_response": reply.raw,
             "latency_ms": latency,
@@ -98,13 +110,14 @@ class CaseRunner:
         }
         return CaseOutcome(result.model_copy(update=update), reply)
 
-    async def _ask(self, request: ChatRequest) -> ChatReply | _Failure:
+    async def _ask(self, request: ChatRequest, retries: RetryLog) -> ChatReply | _Failure:
         """The backend's reply, or the status and message of a failure to get one."""
+        token = retry_log.set(retries)
         try:
             async with asyncio.timeout(self.timeout):
                 return await self.backend.complete(request)
         except (TimeoutError, BackendTimeout):
-            return _Failure(Status.TIMEOUT, f"no answer within {self.timeout:g} s")
+            return self._timed_out(retries)
         except BackendUnreachable as exc:
             return _Failure(Status.ERROR, str(exc), unreachable=True)
         except BackendError as exc:
@@ -112,6 +125,42 @@ class CaseRunner:
         except Exception as exc:  # a broken backend must not end the run
             logger.exception("backend failed on case %s", request.case_id)
             return _Failure(Status.ERROR, f"{type(exc).__name__}: {exc}")
+        finally:
+            retry_log.reset(token)
+
+    def _timed_out(self, retries: RetryLog) -> _Failure:
+        """A timeout, told apart from a server that kept failing until the time ran out.
+
+        After a retry the server has failed at least once: the case is an `error` that
+        says what happened, not a `timeout` that more `--timeout` would cure.
+        """
+        late = f"no answer within {self.timeout:g} s"
+        history = retries.describe()
+        if history is None:
+            return _Failure(Status.TIMEOUT, late)
+        return _Failure(Status.ERROR, f"{history}, {late}")
+
+    async def _judge(
+        self, case: Case, repeat: int, raw: JsonValue, *, names: NameMap, request: ChatRequest
+    ) -> CaseResult:
+        """Extract and judge in a worker thread: a reader that loops costs this case only.
+
+        The event loop stays free meanwhile, so a stop (Ctrl-C, SIGTERM) is seen at once
+        and the other cases go on; an overrun becomes an `error` result.
+        """
+        started = time.perf_counter()
+        try:
+            return await self.workers.call(
+                lambda: self.judged(case, raw, names=names, tools=request.tools),
+                timeout=self.timeout,
+            )
+        except TimeoutError:
+            message = overrun_message(self.timeout)
+            logger.warning("case %s: %s", case.id, message)
+        except Exception as exc:  # a judging bug must cost one case, not the run
+            logger.error("judging case %s failed", case.id, exc_info=exc)
+            message = f"judging failed: {exc}"
+        return self.failed(case, repeat, status=Status.ERROR, message=message, started=started)
 
     def judged(
         self, case: Case, raw: JsonValue, *, names: NameMap, tools: Sequence[ToolSpec]
@@ -131,22 +180,50 @@ class CaseRunner:
         self, case: Case, repeat: int, *, status: Status, message: str, started: float
     ) -> CaseResult:
         """An unscored result (`timeout` or `error`) carrying the case's labels."""
-        rubric = self.rubric or case.rubric or self.suite.defaults.rubric
-        prompt = case.prompt_json()
-        return CaseResult(
-            case_id=case.id,
+        return unscored_result(
+            self.suite,
+            case,
+            rubric=self.rubric,
             status=status,
-            score=0.0,
-            rubric=rubric,
-            expected=case.expected,
-            category=case.category,
-            difficulty=case.difficulty,
-            tags=case.tags,
-            prompt=prompt,
-            error=message,
+            message=message,
             repeat=repeat,
             latency_ms=(time.perf_counter() - started) * 1000.0,
         )
+
+
+def unscored_result(
+    suite: Suite,
+    case: Case,
+    *,
+    rubric: Rubric | None,
+    status: Status,
+    message: str,
+    repeat: int,
+    latency_ms: float | None,
+) -> CaseResult:
+    """An unscored result (`timeout` or `error`) carrying the case's labels."""
+    return CaseResult(
+        case_id=case.id,
+        status=status,
+        score=0.0,
+        rubric=rubric or case.rubric or suite.defaults.rubric,
+        expected=case.expected,
+        category=case.category,
+        difficulty=case.difficulty,
+        tags=case.tags,
+        prompt=case.prompt_json(),
+        error=message,
+        repeat=repeat,
+        latency_ms=latency_ms,
+    )
+
+
+def overrun_message(seconds: float) -> str:
+    """The error of a case whose extraction and judging overran."""
+    return (
+        f"extraction and judging took longer than {seconds:g} s; a reader or matcher"
+        " loops on this output (kept in raw_response): please report it with the output"
+    )
 
 
 def judge_output(

@@ -8,11 +8,13 @@ import uuid
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 
 from toolgrade._health import timeout_advice, too_many_timeouts
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade._version import __version__
 from toolgrade.backends import Backend, ChatReply, ServerInfo
+from toolgrade.backends._http import RetryEvent
 from toolgrade.results import CaseResult, RunResult, Status
 from toolgrade.runner._case import CaseRunner
 from toolgrade.runner._options import RunOptions
@@ -148,12 +150,30 @@ class Session:
             self.folder.log(
                 "debug", "case_start", f"{case.id} started", case_id=case.id, repeat=repeat
             )
-        outcome = await self.runner.run(case, repeat)
+        outcome = await self.runner.run(
+            case, repeat, on_retry=partial(self._log_retry, case.id, repeat)
+        )
         if outcome.unreachable:
             self._hold(outcome.result)
             return
         self._release_held()
         self.record(outcome.result, outcome.reply)
+
+    def _log_retry(self, case_id: str, repeat: int, event: RetryEvent) -> None:
+        """One `retry` line in `log.jsonl` per retried request."""
+        if self.folder is None:
+            return
+        self.folder.log(
+            "warning",
+            "retry",
+            f"{case_id}: {event.reason}; retry {event.attempt} in {event.delay:.2f} s",
+            case_id=case_id,
+            repeat=repeat,
+            attempt=event.attempt,
+            reason=event.reason,
+            delay_s=round(event.delay, 3),
+            url=event.url,
+        )
 
     def _hold(self, result: CaseResult) -> None:
         """Keep back a could-not-connect result; enough in a row means the server is gone.

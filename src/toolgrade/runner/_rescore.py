@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import logging
+from functools import partial
 
+from toolgrade._threads import default_pool
 from toolgrade.backends import NameMap
 from toolgrade.errors import InputError
-from toolgrade.results import CaseResult, RunResult
-from toolgrade.runner._case import judge_output
+from toolgrade.results import CaseResult, RunResult, Status
+from toolgrade.runner._case import judge_output, overrun_message, unscored_result
 from toolgrade.runner._sameness import matches_run
 from toolgrade.suite import Rubric, Suite
 
@@ -22,6 +24,7 @@ def rescore_run(
     *,
     profile: str | None = None,
     rubric: Rubric | None = None,
+    timeout: float = 60.0,
 ) -> RunResult:
     """Extract and judge every stored raw output again, e.g. under another profile.
 
@@ -35,6 +38,8 @@ def rescore_run(
         suite: the suite it ran, for the cases' expectations and tools.
         profile: the matching profile (`default`, `bfcl`); None keeps the run's.
         rubric: a rubric override; None keeps the run's.
+        timeout: seconds allowed to extract and judge one output; an output that takes
+            longer (a reader that loops on it) becomes an `error` result.
 
     Returns:
         The run with new verdicts, its `profile` and `rubric` updated.
@@ -66,15 +71,33 @@ def rescore_run(
         tools = suite.tools_for(case)
         # Outputs may carry server-safe names (uber_ride for uber.ride): map them back.
         names = NameMap.build((t.name for t in tools), enabled=True)
-        new = judge_output(
-            suite,
-            case,
-            old.raw_response,
-            names=names,
-            offered=tools,
-            rubric=use_rubric,
-            profile=use_profile,
-        )
+        try:
+            # In a worker thread: a reader that loops costs this result, not the command.
+            new = default_pool().call_sync(
+                partial(
+                    judge_output,
+                    suite,
+                    case,
+                    old.raw_response,
+                    names=names,
+                    offered=tools,
+                    rubric=use_rubric,
+                    profile=use_profile,
+                ),
+                timeout=timeout,
+            )
+        except TimeoutError:
+            message = overrun_message(timeout)
+            logger.warning("case %s: %s", old.case_id, message)
+            new = unscored_result(
+                suite,
+                case,
+                rubric=use_rubric,
+                status=Status.ERROR,
+                message=message,
+                repeat=old.repeat,
+                latency_ms=old.latency_ms,
+            )
         kept = {
             "raw_response": old.raw_response,
             "latency_ms": old.latency_ms,

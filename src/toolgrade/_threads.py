@@ -1,0 +1,265 @@
+"""Synchronous work (extraction, judging, a user's agent) in worker threads, bounded in time.
+
+Why: the runner is one asyncio event loop. Extraction and judging are plain Python; run
+inline, a reader that loops on some malformed output (or a user's matcher that does)
+freezes the loop, and with it every timeout, every other case and the signal handlers:
+only `kill -9` stopped such a run, and nothing was written. Here each call runs in a
+worker thread while the loop waits on a future, so the loop stays free: the case's
+timeout fires, Ctrl-C and SIGTERM are handled, the other cases go on.
+
+When a call overruns (or its caller is cancelled, e.g. by a stop), the thread running it
+is abandoned and a replacement is started. The abandoned thread is also stopped:
+`PyThreadState_SetAsyncExc` raises `Runaway` in it at its next Python bytecode, so it
+does not keep burning CPU and memory.
+
+Limits, by design of CPython:
+
+- A thread inside one long C call (a catastrophic `re` backtrack, a huge `json.loads`)
+  gets the exception only when that call returns. Worse, a C call that holds the GIL
+  (the `re` engine does) stops every thread, the event loop and its signal handling
+  included, until it returns. No thread can help with that; this is why matchers use a
+  linear-time engine rather than `re`.
+- Code that catches `BaseException` (or has a bare `except:`) can swallow `Runaway`;
+  it is raised again a few times, then the thread is left alone.
+- Without `ctypes.pythonapi` (other Python implementations) an abandoned thread is not
+  stopped, only left behind; the workers are daemon threads, so it never blocks the
+  process from exiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import queue
+import threading
+import time
+from collections.abc import Callable
+from typing import Generic, TypeVar
+
+__all__ = ["BoundedPool", "Runaway", "default_pool"]
+
+T = TypeVar("T")
+
+_QUEUED, _RUNNING, _DONE, _ABANDONED = range(4)
+_AGAIN_EVERY = 0.5
+"""Seconds between repeated `Runaway`s to a thread that has not stopped."""
+_AGAIN_TIMES = 10
+_SLICE = 0.1
+"""How long a synchronous wait blocks at a time (Ctrl-C is seen in between, on Windows too)."""
+
+
+class Runaway(BaseException):
+    """Raised inside a worker thread whose call overran its time or lost its caller.
+
+    A `BaseException`, so that the `except Exception` of the code being stopped lets it
+    through.
+    """
+
+
+class _Job(Generic[T]):
+    """One call: its state, the thread running it, and how to hand back the outcome."""
+
+    __slots__ = ("done", "error", "fn", "lock", "state", "thread", "value")
+
+    def __init__(self, fn: Callable[[], T], done: Callable[[_Job[T]], None]) -> None:
+        self.fn = fn
+        self.done = done
+        self.lock = threading.Lock()
+        self.state = _QUEUED
+        self.thread = 0
+        self.value: T | None = None
+        self.error: BaseException | None = None
+
+
+def _raise_in(thread_id: int, exc: type[BaseException] | None) -> bool:
+    """Raise `exc` in a thread at its next bytecode (None clears a pending one)."""
+    api = getattr(ctypes, "pythonapi", None)
+    if api is None or not thread_id:
+        return False
+    target = ctypes.py_object(exc) if exc is not None else None
+    return bool(api.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread_id), target))
+
+
+class BoundedPool:
+    """Daemon worker threads that run calls with a time bound.
+
+    Examples:
+        >>> pool = BoundedPool(max_workers=2)
+        >>> pool.call_sync(lambda: 6 * 7, timeout=5.0)
+        42
+    """
+
+    def __init__(self, *, max_workers: int = 4, name: str = "toolgrade-worker") -> None:
+        self._max = max(1, max_workers)
+        self._name = name
+        self._jobs: queue.SimpleQueue[_Job[object] | None] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._live = 0
+        self._idle = 0
+        self.abandoned = 0
+        """Calls given up on so far (for tests and diagnostics)."""
+
+    async def call(self, fn: Callable[[], T], *, timeout: float) -> T:
+        """Run `fn()` in a worker thread; wait at most `timeout` seconds.
+
+        Raises:
+            TimeoutError: `fn` overran; its thread is being stopped.
+            asyncio.CancelledError: the caller was cancelled; the thread is stopped too.
+            Exception: whatever `fn` raised.
+        """
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+
+        def done(job: _Job[T]) -> None:
+            # A closed loop (RuntimeError) means nobody waits any more.
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(_wake, future)
+
+        job = self._submit(fn, done)
+        try:
+            async with asyncio.timeout(timeout):
+                await future
+        except TimeoutError:
+            if self._abandon(job):
+                self._again(job, loop, _AGAIN_TIMES)
+                raise
+            # It finished as the time ran out: its outcome stands.
+        except BaseException:  # CancelledError: the run is stopping
+            if self._abandon(job):
+                self._again(job, loop, _AGAIN_TIMES)
+            raise
+        if job.error is not None:
+            raise job.error
+        return job.value  # type: ignore[return-value]
+
+    def call_sync(self, fn: Callable[[], T], *, timeout: float) -> T:
+        """Run `fn()` in a worker thread and block at most `timeout` seconds for it.
+
+        Ctrl-C while waiting stops the thread and raises `KeyboardInterrupt` as usual.
+
+        Raises:
+            TimeoutError: `fn` overran; its thread is being stopped.
+            Exception: whatever `fn` raised.
+        """
+        finished = threading.Event()
+        job = self._submit(fn, lambda _: finished.set())
+        deadline = time.monotonic() + timeout
+        try:
+            while not finished.wait(min(_SLICE, max(0.0, deadline - time.monotonic()))):
+                if time.monotonic() >= deadline and self._abandon(job):
+                    raise TimeoutError
+        except TimeoutError:
+            raise
+        except BaseException:  # KeyboardInterrupt
+            self._abandon(job)
+            raise
+        if job.error is not None:
+            raise job.error
+        return job.value  # type: ignore[return-value]
+
+    def _submit(self, fn: Callable[[], T], done: Callable[[_Job[T]], None]) -> _Job[T]:
+        job = _Job(fn, done)
+        with self._lock:
+            start = self._idle == 0 and self._live < self._max
+            if start:
+                self._live += 1
+        if start:
+            self._start()
+        self._jobs.put(job)  # type: ignore[arg-type]
+        return job
+
+    def _start(self) -> None:
+        threading.Thread(target=self._work, name=self._name, daemon=True).start()
+
+    def _abandon(self, job: _Job[T]) -> bool:
+        """Give up on a job; False when it had finished after all (its outcome stands)."""
+        with job.lock:
+            if job.state == _DONE:
+                return False
+            running = job.state == _RUNNING
+            job.state = _ABANDONED
+            if running:
+                _raise_in(job.thread, Runaway)
+        self.abandoned += 1
+        if running:
+            # That worker retires (it may not come back for a while): replace it.
+            with self._lock:
+                self._live -= 1
+        return True
+
+    def _again(self, job: _Job[T], loop: asyncio.AbstractEventLoop, times: int) -> None:
+        """Raise `Runaway` again in a thread that swallowed it, a few times."""
+        if times <= 0:
+            return
+
+        def again() -> None:
+            with job.lock:
+                if job.state != _ABANDONED or not job.thread:
+                    return
+                _raise_in(job.thread, Runaway)
+            self._again(job, loop, times - 1)
+
+        loop.call_later(_AGAIN_EVERY, again)
+
+    def _work(self) -> None:
+        me = threading.get_ident()
+        try:
+            while True:
+                with self._lock:
+                    self._idle += 1
+                job = self._jobs.get()
+                with self._lock:
+                    self._idle -= 1
+                if job is None:
+                    return
+                if not self._run(job, me):
+                    return
+        except Runaway:
+            return  # a late stop order, in this loop's own code: the worker was retired
+
+    def _run(self, job: _Job[object], me: int) -> bool:
+        """Run one job; False when it was abandoned while running (the worker retires)."""
+        with job.lock:
+            if job.state != _QUEUED:
+                return True  # given up on while queued: skip it
+            job.state = _RUNNING
+            job.thread = me
+        try:
+            job.value = job.fn()
+        except Runaway:
+            pass
+        except BaseException as exc:  # handed to the caller, who decides
+            job.error = exc
+        with job.lock:
+            abandoned = job.state == _ABANDONED
+            job.state = _DONE
+            job.thread = 0
+        if abandoned:
+            _raise_in(me, None)  # clear a stop order not delivered yet
+            job.done = _ignore
+            return False
+        job.done(job)
+        return True
+
+
+def _wake(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+def _ignore(job: _Job[object]) -> None:
+    """Nobody waits for an abandoned job."""
+
+
+_default: BoundedPool | None = None
+_default_lock = threading.Lock()
+
+
+def default_pool() -> BoundedPool:
+    """The process-wide pool (created on first use: nothing happens on import)."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = BoundedPool()
+        return _default

@@ -7,13 +7,18 @@ Gives every test session, with no import:
   fixture `toolgrade_suite`, which runs the suite (or a selection of it) through a
   backend as one test and fails with the report's failure list below the bound.
 
+The suite runs while the fixture is set up, but the accuracy bound is checked when the
+test itself is called (`pytest_runtest_call`): a model below the bound is a test
+FAILURE, not a setup ERROR (which pytest keeps for a broken fixture, e.g. a missing
+suite file or an unreachable server).
+
 Imports of toolgrade itself are deferred so the plugin costs nothing to sessions that
 do not use it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +28,13 @@ if TYPE_CHECKING:
     from toolgrade.metrics import RunMetrics
     from toolgrade.results import RunResult
 
-__all__ = ["SuiteOutcome", "assert_tool_calls", "pytest_configure", "toolgrade_suite"]
+__all__ = [
+    "SuiteOutcome",
+    "assert_tool_calls",
+    "pytest_configure",
+    "pytest_runtest_call",
+    "toolgrade_suite",
+]
 
 _SELECTION_KEYS = (
     "tags",
@@ -39,6 +50,10 @@ _RUN_KEYS = (
     "timeout", "concurrency", "rubric", "profile", "mode", "base_url", "repeat", "temperature",
     "persist",
 )  # fmt: skip
+
+
+_SHORTFALL = pytest.StashKey[str]()
+"""The failure text of a suite below its `min_accuracy`, left by the fixture for the call."""
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -81,8 +96,19 @@ def toolgrade_suite(request: pytest.FixtureRequest) -> SuiteOutcome:
     outcome = _run(options)
     bound = options.get("min_accuracy")
     if bound is not None and outcome.metrics.accuracy.rate < float(bound):
-        pytest.fail(_failure_text(outcome, float(bound)), pytrace=False)
+        # Failing here would make pytest report a setup ERROR: leave it for the call.
+        request.node.stash[_SHORTFALL] = _failure_text(outcome, float(bound))
     return outcome
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    """Fail the test (in its call phase) when its suite's accuracy is below the bound."""
+    shortfall = item.stash.get(_SHORTFALL, None)
+    if shortfall is not None:
+        del item.stash[_SHORTFALL]  # a rerun sets it again only if it falls short again
+        pytest.fail(shortfall, pytrace=False)
+    return (yield)
 
 
 def _run(options: dict[str, Any]) -> SuiteOutcome:

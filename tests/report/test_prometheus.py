@@ -22,7 +22,7 @@ def test_prometheus_exposes_accuracy_categories_and_failures(run: toolgrade.RunR
     samples = _samples(toolgrade.render_report(run, "prometheus"))
     base = (("model", "ollama/qwen3:8b-q4_K_M"), ("suite", "coding-agent"))
     assert math.isclose(samples["toolgrade_accuracy", base], 3 / 11)
-    assert samples["toolgrade_failures_total", base] == 8
+    assert samples["toolgrade_failures", base] == 8
     edge = (("category", "edge"), *base)
     assert math.isclose(samples["toolgrade_category_accuracy", edge], 0.2)
     assert samples["toolgrade_category_cases", edge] == 5
@@ -30,12 +30,17 @@ def test_prometheus_exposes_accuracy_categories_and_failures(run: toolgrade.RunR
     assert samples["toolgrade_cases", tuple(sorted(timeout))] == 1
 
 
-def test_prometheus_failures_is_a_counter_without_created_sample(
-    run: toolgrade.RunResult,
+def test_prometheus_every_metric_is_a_gauge_named_without_total(
+    run: toolgrade.RunResult, server_run: toolgrade.RunResult
 ) -> None:
-    text = toolgrade.render_report(run, "prometheus")
-    assert "# TYPE toolgrade_failures_total counter" in text
-    assert "_created" not in text
+    # Each file describes one run: every value, failures included, can go down next
+    # run, which a counter must never do (and `_total` is the counter suffix).
+    for each in (run, server_run):
+        text = toolgrade.render_report(each, "prometheus")
+        families = list(text_string_to_metric_families(text))
+        assert {f.type for f in families} == {"gauge"}
+        assert not any(s.name.endswith(("_total", "_created")) for f in families for s in f.samples)
+    assert "# TYPE toolgrade_failures gauge" in text
 
 
 def test_prometheus_uses_private_registry(run: toolgrade.RunResult) -> None:
@@ -52,4 +57,4 @@ def test_prometheus_empty_run_reports_nan_accuracy(run: toolgrade.RunResult) -> 
     )
     base = (("model", "ollama/qwen3:8b-q4_K_M"), ("suite", "coding-agent"))
     assert math.isnan(samples["toolgrade_accuracy", base])
-    assert samples["toolgrade_failures_total", base] == 0
+    assert samples["toolgrade_failures", base] == 0

@@ -95,8 +95,8 @@ def test_text_repeated_cases_are_numbered(run: toolgrade.RunResult) -> None:
     second = first.model_copy(update={"repeat": 1})
     repeated = run.model_copy(update={"results": (first, second), "repeat": 2})
     text = toolgrade.render_report(repeated, "text")
-    assert "  TC-015 #1: Expected search, got read_file" in text
-    assert "  TC-015 #2: Expected search, got read_file" in text
+    assert "  TC-015 repeat 0: Expected search, got read_file" in text
+    assert "  TC-015 repeat 1: Expected search, got read_file" in text
 
 
 def test_text_warns_when_many_cases_timed_out(run: toolgrade.RunResult) -> None:

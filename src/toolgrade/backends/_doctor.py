@@ -1,4 +1,8 @@
-"""`doctor`: is the server up, is the model there, does a one-case probe call a tool?"""
+"""`doctor`: is the server up, is the model there, does a one-case probe call a tool?
+
+`replay/` and `python/` models have no server: doctor says so plainly, and checks what
+there is to check instead (the responses file reads and parses; the module imports).
+"""
 
 from __future__ import annotations
 
@@ -10,12 +14,13 @@ from toolgrade.backends._probes import (
     PROBE_TOOL,
     Check,
     listing_check,
+    offline_checks,
     probe,
     server_kind,
     slots_check,
     stream_check,
 )
-from toolgrade.backends._registry import create_backend
+from toolgrade.backends._registry import create_backend, parse_model_spec
 from toolgrade.backends._types import BackendSettings, Mode, ServerInfo
 from toolgrade.errors import BackendError, BackendUnreachable
 
@@ -32,10 +37,18 @@ class Diagnosis:
     """The model specification checked."""
     checks: tuple[Check, ...]
     """In order: reachability, model listing, server slots (when it says), the probes."""
+    offline: bool = False
+    """A `replay/` or `python/` model: no server, so the checks are the file's or module's."""
 
     @property
     def exit_code(self) -> int:
-        """0 when a probe called the tool, 3 when unreachable, 1 otherwise."""
+        """0 when a probe called the tool, 3 when unreachable, 1 otherwise.
+
+        For a model without a server (`offline`): 0 when its file reads or its module
+        imports, 2 (a configuration error) when not.
+        """
+        if self.offline:
+            return 2 if any(c.outcome == "fail" for c in self.checks) else 0
         if any(c.name == "server reachable" and c.outcome == "fail" for c in self.checks):
             return 3
         probes = [c for c in self.checks if c.name.endswith("probe")]
@@ -52,6 +65,10 @@ class Diagnosis:
             'ready to run'
         """
         code = self.exit_code
+        if self.offline:
+            if code:
+                return "fix the FAIL line above before a run"
+            return "nothing to probe (no server): ready to run"
         if code == 3:
             return "server unreachable"
         if code == 1:
@@ -87,6 +104,9 @@ async def adiagnose_backend(
         ConfigError: a malformed specification.
     """
     settings = settings or BackendSettings(timeout=30.0, max_retries=0)
+    provider, target = parse_model_spec(spec)
+    if provider in ("replay", "python"):
+        return Diagnosis(spec, offline_checks(provider, target), offline=True)
     backend = create_backend(spec, settings)
     checks: list[Check] = []
     try:
@@ -107,8 +127,6 @@ async def adiagnose_backend(
         slots = slots_check(info, kind)
         if slots is not None:
             checks.append(slots)
-        if backend.provider == "replay":
-            return Diagnosis(spec, tuple(checks))
         checks.extend(await _probes(spec, settings, modes=modes or _MODES, kind=kind))
     finally:
         await backend.aclose()
@@ -127,7 +145,7 @@ async def _probes(
         finally:
             await probe_backend.aclose()
         checks.append(check)
-        if i == 0 and reply is not None and probe_backend.provider != "python":
+        if i == 0 and reply is not None:
             checks.append(await stream_check(spec, mode_settings, mode=mode, first=reply))
     return checks
 

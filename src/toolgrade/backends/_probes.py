@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Literal
 
 from toolgrade._json import JsonObject, JsonValue
@@ -17,7 +19,7 @@ from toolgrade.backends._types import (
     ServerInfo,
     extractable,
 )
-from toolgrade.errors import BackendError, BackendHTTPError
+from toolgrade.errors import BackendError, BackendHTTPError, ToolgradeError
 from toolgrade.extract import extract_calls, list_formats
 from toolgrade.suite import ToolSpec
 
@@ -26,6 +28,7 @@ __all__ = [
     "Check",
     "Outcome",
     "listing_check",
+    "offline_checks",
     "probe",
     "server_kind",
     "slots_check",
@@ -90,6 +93,59 @@ def server_kind(backend: Backend, info: ServerInfo) -> str:
     if isinstance(found, str) and found:
         return found
     return _PROVIDER_KINDS.get(backend.provider, "")
+
+
+def offline_checks(provider: str, target: str) -> tuple[Check, ...]:
+    """A `replay/` or `python/` model: what can be checked without a server, and why no probe.
+
+    Args:
+        provider: `replay` or `python`.
+        target: the responses file, or `module:function`.
+
+    Returns:
+        The file's or the module's check, then a `skip` line saying there is no server.
+    """
+    if provider == "replay":
+        found = _replay_check(target)
+        why = "each case's answer is read from the file"
+    else:
+        found = _import_check(target)
+        why = "the function is called in-process, once per case"
+    return found, Check("server", "skip", f"a {provider}/ model has no server to probe: {why}")
+
+
+def _replay_check(target: str) -> Check:
+    from toolgrade.backends._replay import read_replay_file
+
+    name = "responses file"
+    path = Path(target)
+    try:
+        records = read_replay_file(path)
+    except ToolgradeError as exc:
+        return Check(name, "fail", str(exc))
+    answers = sum(len(r) for r in records.values())
+    if not answers:
+        return Check(name, "fail", f"{path}: no answer in the file (every case would be an error)")
+    return Check(
+        name,
+        "ok",
+        f"{path}: readable, {answers} answer lines for {len(records)} cases"
+        " (a case without one is reported as an error)",
+    )
+
+
+def _import_check(target: str) -> Check:
+    from toolgrade.backends._python import load_callable
+
+    name = "module import"
+    try:
+        function = load_callable(target)
+    except ToolgradeError as exc:
+        return Check(name, "fail", str(exc))
+    except Exception as exc:  # the user's module failed while being imported
+        return Check(name, "fail", f"importing {target!r} raised {type(exc).__name__}: {exc}")
+    kind = "async function" if inspect.iscoroutinefunction(function) else "callable"
+    return Check(name, "ok", f"{target} imports; it is a {kind}")
 
 
 def listing_check(backend: Backend, info: ServerInfo, kind: str) -> Check:

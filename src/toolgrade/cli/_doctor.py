@@ -8,7 +8,7 @@ import typer
 
 import toolgrade
 from toolgrade.backends import DEFAULT_MAX_TOKENS
-from toolgrade.cli._run import _key_values
+from toolgrade.cli._run_options import key_values
 
 __all__ = ["doctor"]
 
@@ -42,13 +42,17 @@ def doctor(
 ) -> None:
     """Check a model server: reachable, model listed, and whether a probe gets a tool call.
 
-    Exit codes: 0 a probe called the tool, 1 no probe did, 3 server unreachable.
+    A replay/ or python/ model has no server: doctor checks that its file reads (or its
+    module imports) instead, and says there is nothing to probe.
+
+    Exit codes: 0 a probe called the tool (or the file reads / the module imports),
+    1 no probe did, 2 the file or module is unusable, 3 server unreachable.
     """
     settings = toolgrade.BackendSettings(
         base_url=base_url,
         timeout=timeout,
         max_retries=0,
-        options=_key_values(option or []),
+        options=key_values(option or []),
         max_tokens=max_tokens,
         stream=stream,
     )

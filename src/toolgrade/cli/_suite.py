@@ -45,17 +45,26 @@ def _tool_count(suite: toolgrade.Suite) -> int:
     return len(names)
 
 
-def _summary(suite: toolgrade.Suite) -> JsonObject:
-    """Counts by category, difficulty, expected tool and tag."""
+def _summary(suite: toolgrade.Suite, *, whole: toolgrade.Suite) -> JsonObject:
+    """Counts by category, difficulty, expected tool and tag of `suite`, a selection of `whole`.
+
+    `content_hash` is the whole suite's, whatever the selection. A run of a selection
+    records the selection's hash as its `suite_hash`: when the selection differs from
+    the suite, that hash is given too, as `selection_hash`, with `suite_cases`.
+    """
     by_tool: Counter[str] = Counter()
     for case in suite.cases:
         names = {call.name for call in case.expected} or {_NO_CALL}
         by_tool.update(names)
+    selected: JsonObject = {}
+    if suite.content_hash != whole.content_hash:
+        selected = {"selection_hash": suite.content_hash, "suite_cases": len(whole.cases)}
     return {
         "name": suite.name,
         "version": suite.version,
         "description": suite.description,
-        "content_hash": suite.content_hash,
+        "content_hash": whole.content_hash,
+        **selected,
         "tools": _tool_count(suite),
         "cases": len(suite.cases),
         "by_category": dict(Counter(c.category for c in suite.cases).most_common()),
@@ -86,7 +95,7 @@ def list_suites(as_json: _JsonFlag = False) -> None:
         return
     for row in rows:
         typer.echo(
-            f"{row['name']}  v{row['version']}  {row['cases']} cases, {row['tools']} tools"
+            f"{row['name']}  {_version(row['version'])}  {row['cases']} cases, {row['tools']} tools"
             f"  {row['description']}"
         )
 
@@ -123,30 +132,44 @@ def show(
         seed=seed,
         limit=limit,
     )
-    suite = toolgrade.select_cases(toolgrade.load_suite(source), selection)
-    summary = _summary(suite)
+    whole = toolgrade.load_suite(source)
+    suite = toolgrade.select_cases(whole, selection)
+    summary = _summary(suite, whole=whole)
     if as_json:
         if cases:
             summary["case_list"] = [_case_row(c) for c in suite.cases]
         _echo_json(summary)
         return
-    typer.echo(
-        f"{suite.name} v{suite.version}: {len(suite.cases)} cases, {_tool_count(suite)} tools"
-    )
-    typer.echo(f"content hash: {suite.content_hash}")
+    for line in _show_lines(suite, summary, cases=cases):
+        typer.echo(line)
+
+
+def _show_lines(suite: toolgrade.Suite, summary: JsonObject, *, cases: bool) -> list[str]:
+    of = f" (selected from {summary['suite_cases']})" if "selection_hash" in summary else ""
+    lines = [
+        f"{suite.name} {_version(suite.version)}: {len(suite.cases)} cases{of},"
+        f" {_tool_count(suite)} tools",
+        f"content hash: {summary['content_hash']}",
+    ]
+    if "selection_hash" in summary:
+        lines.append(
+            f"selection hash: {summary['selection_hash']} (a run of this selection records it)"
+        )
     for title, key in (
         ("category", "by_category"),
         ("difficulty", "by_difficulty"),
         ("tool", "by_tool"),
         ("tag", "by_tag"),
     ):
-        for line in _table(f"by {title}", summary[key]):
-            typer.echo(line)
+        lines += _table(f"by {title}", summary[key])
     if cases:
-        typer.echo("cases:")
+        lines.append("cases:")
         for case in suite.cases:
             calls = ", ".join(c.name for c in case.expected) or _NO_CALL
-            typer.echo(f"  {case.id}  {case.category}/{case.difficulty}  {calls}  {_prompt(case)}")
+            lines.append(
+                f"  {case.id}  {case.category}/{case.difficulty}  {calls}  {_prompt(case)}"
+            )
+    return lines
 
 
 def _prompt(case: toolgrade.Case, width: int = 60) -> str:
@@ -192,7 +215,7 @@ def validate(
         report.append({"source": source, "valid": True, "problems": []})
         if not as_json:
             typer.echo(
-                f"ok: {source} ({suite.name} v{suite.version}, {len(suite.cases)} cases,"
+                f"ok: {source} ({suite.name} {_version(suite.version)}, {len(suite.cases)} cases,"
                 f" {_tool_count(suite)} tools)"
             )
     if as_json:
@@ -205,3 +228,8 @@ def validate(
 def schema() -> None:
     """Print the JSON Schema of suite files."""
     _echo_json(toolgrade.suite_schema())
+
+
+def _version(version: object) -> str:
+    """`v1.1`, or `(no version)` for a suite file that gives none."""
+    return f"v{version}" if version else "(no version)"

@@ -1,10 +1,17 @@
-"""The JUnit XML report: one testcase per case, for CI dashboards."""
+"""The JUnit XML report: one testcase per case, for CI dashboards.
+
+Every value reaches the file through `_xml_safe`, which also neutralises GitHub
+mentions and issue references: CI reporters (dorny/test-reporter, EnricoMi's
+publish-unit-test-result-action, mikepenz/action-junit-report) copy test names and
+failure messages into check runs and pull-request comments.
+"""
 
 from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
 
+from toolgrade.report._mentions import neutralise_references
 from toolgrade.report._raw import raw_text
 from toolgrade.report._view import (
     CaseView,
@@ -24,7 +31,7 @@ _BODY_CHARS = 4000
 
 
 def _xml_safe(text: str) -> str:
-    return _NOT_XML.sub("\ufffd", text)
+    return neutralise_references(_NOT_XML.sub("\ufffd", text))
 
 
 def render_junit(data: ReportInput) -> str:

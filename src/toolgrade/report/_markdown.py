@@ -1,4 +1,10 @@
-"""The Markdown report, sized and escaped for a pull-request comment."""
+"""The Markdown report, sized and escaped for a pull-request comment.
+
+Model and suite text is escaped for HTML and Markdown where it is placed (`_inline`,
+`_code_block`), and the whole page then goes through `neutralise_references` once, so
+that no `@mention` or `#123` anywhere in it (the repetition mark `#2` included) can
+notify anyone or link an issue when the report is posted as a comment.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +14,9 @@ from collections.abc import Sequence
 
 from toolgrade.compare import Comparison
 from toolgrade.metrics import Breakdown
+from toolgrade.report._mentions import neutralise_references
 from toolgrade.report._raw import raw_text
-from toolgrade.report._text import accuracy_text, verdict_label
+from toolgrade.report._text import accuracy_text, changed_cases, repeat_rows, verdict_label
 from toolgrade.report._view import (
     CaseView,
     ReportInput,
@@ -49,13 +56,29 @@ def render_markdown(data: ReportInput) -> str:
     ]
     if data.cut_off:
         out += ["", f"**Cut off:** {data.cut_off} answers stopped at the token limit."]
+    out += _repeats(data)
     if data.comparison is not None:
         out += _baseline(data.comparison)
     out += _breakdown("Category", m.by_category, headings=True)
     out += _breakdown("Tool", m.by_tool, headings=False)
     out += _failures("Failures", data.failures)
     out += _failures("Timeouts and errors", data.unscored)
-    return "\n".join(out) + "\n"
+    # The one place every piece of text passes: nothing added later can slip through.
+    return neutralise_references("\n".join(out) + "\n")
+
+
+def _repeats(data: ReportInput) -> list[str]:
+    """With `--repeat K`: consistency, pass^k and the cases whose outcome changed."""
+    rows = repeat_rows(data.metrics)
+    if not rows:
+        return []
+    out = ["", " · ".join(f"**{_inline(name)}:** {_inline(value)}" for name, value in rows)]
+    changed = changed_cases(data.metrics)
+    if changed:
+        shown = ", ".join(_inline(c) for c in changed[:_TABLE_ROWS])
+        more = " …" if len(changed) > _TABLE_ROWS else ""
+        out += ["", f"Outcome changed between tries: {shown}{more}"]
+    return out
 
 
 def _inline(text: str) -> str:

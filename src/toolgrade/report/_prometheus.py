@@ -2,6 +2,10 @@
 
 The metrics are built in a private `CollectorRegistry`, never the process-wide default
 one, so rendering a report cannot clash with (or leak into) an application's own metrics.
+
+Every metric is a gauge: each file describes one run, so each value (the number of
+failures included) can go down in the next run's file. A counter must never decrease,
+and `rate()` over one would read a better run as a counter reset.
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ import math
 from collections.abc import Iterator, Sequence
 
 from prometheus_client import CollectorRegistry, generate_latest
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.metrics_core import Metric
 
 from toolgrade.metrics import Breakdown
@@ -88,11 +92,9 @@ def _families(data: ReportInput) -> list[Metric]:
                 base,
             ),
         ]
-    failures = CounterMetricFamily(
-        "toolgrade_failures", "Scored cases that did not pass.", labels=["suite", "model"]
+    families.append(
+        _gauge("toolgrade_failures", "Scored cases that did not pass (this run).", m.failed, base)
     )
-    failures.add_metric(base, m.failed)
-    families.append(failures)
     statuses = GaugeMetricFamily(
         "toolgrade_cases", "Cases by status.", labels=["suite", "model", "status"]
     )

@@ -19,7 +19,7 @@ from toolgrade.report._view import (
     terminal_safe,
 )
 
-__all__ = ["render_text", "verdict_label"]
+__all__ = ["accuracy_text", "changed_cases", "render_text", "repeat_rows", "verdict_label"]
 
 _TITLE = "Tool-Call Correctness Report"
 # Long prompts and calls are cut in the terminal; the JSON and HTML reports keep them whole.
@@ -44,11 +44,15 @@ def render_text(data: ReportInput) -> str:
     if data.cut_off:
         lines.append(f"Cut Off: {data.cut_off} (answers stopped at the token limit)")
     lines.append(f"Accuracy: {accuracy_text(m)}")
+    lines += [f"{name}: {value}" for name, value in repeat_rows(m)]
     warning = timeout_warning(run)
     if warning is not None:
         lines.append(f"Warning: {warning}")
     lines += _breakdown("By Category", m.by_category, headings=True)
     lines += _breakdown("By Tool", m.by_tool, headings=False)
+    changed = changed_cases(m)
+    if changed:
+        lines += ["", "Changed Between Tries:", *(f"  {terminal_safe(c)}" for c in changed)]
     lines += _failures("Failures", data.failures)
     lines += _failures("Timeouts and Errors", data.unscored)
     if data.comparison is not None:
@@ -63,6 +67,36 @@ def accuracy_text(m: RunMetrics) -> str:
     ci = m.accuracy.interval
     level = f"{ci.level * 100:g}%"
     return f"{pct(m.accuracy.rate)} ({level} CI: {pct(ci.low)} - {pct(ci.high)})"
+
+
+def repeat_rows(m: RunMetrics) -> list[tuple[str, str]]:
+    """With repeats: the `Repeats`, `Consistency` and `pass^k` rows (name, value); else none."""
+    if m.repeats <= 1:
+        return []
+    repeated = [c for c in m.per_case_consistency if c.runs >= 2]
+    steady = sum(c.agreement == 1.0 for c in repeated)
+    consistency = (
+        "n/a (no case has two scored tries)"
+        if m.consistency is None
+        else f"{pct(m.consistency)} ({steady}/{len(repeated)} cases had the same outcome"
+        " on every try)"
+    )
+    k = m.repeats
+    pass_k = (
+        f"n/a (no case has {k} scored tries)"
+        if m.pass_hat_k is None
+        else f"{pct(m.pass_hat_k)} (chance that all {k} tries of a case pass)"
+    )
+    return [("Repeats", f"{k} tries per case"), ("Consistency", consistency), (f"pass^{k}", pass_k)]
+
+
+def changed_cases(m: RunMetrics) -> list[str]:
+    """Cases whose tries did not all have the same outcome: `TC-015 (1/3 passed)`."""
+    return [
+        f"{c.case_id} ({c.passed}/{c.runs} passed)"
+        for c in m.per_case_consistency
+        if c.agreement < 1.0
+    ]
 
 
 def verdict_label(verdict: str) -> str:

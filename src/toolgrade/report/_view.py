@@ -185,7 +185,7 @@ def build_input(
     cases = tuple(
         CaseView(
             result=r,
-            name=f"{r.case_id} #{r.repeat + 1}" if repeated else r.case_id,
+            name=f"{r.case_id} repeat {r.repeat}" if repeated else r.case_id,
             reason=describe_failure(r),
         )
         for r in run.results

@@ -1,0 +1,68 @@
+"""With `--repeat K`, the text and Markdown reports show consistency and pass^k."""
+
+from __future__ import annotations
+
+import pytest
+
+import toolgrade
+
+# Three tries each: A always passes, B passes twice out of three, C never passes.
+OUTCOMES = {"A": "ccc", "B": "cwc", "C": "www"}
+
+
+@pytest.fixture
+def repeated(make_run) -> toolgrade.RunResult:
+    status = {"c": "correct", "w": "wrong_args"}
+    rows = [
+        {"case_id": case, "status": status[o], "category": "simple", "repeat": k}
+        for case, tries in OUTCOMES.items()
+        for k, o in enumerate(tries)
+    ]
+    return make_run(rows, repeat=3)
+
+
+def test_text_report_repeats_show_consistency_pass_k_and_changed_cases(
+    repeated: toolgrade.RunResult,
+) -> None:
+    metrics = toolgrade.compute_metrics(repeated)
+    assert metrics.consistency == pytest.approx(2 / 3)
+    assert metrics.pass_hat_k == pytest.approx(1 / 3)
+    lines = toolgrade.render_report(repeated, "text").splitlines()
+    accuracy = lines.index("Accuracy: 55.6% (95% CI: 26.7% - 81.1%)")
+    assert lines[accuracy + 1 : accuracy + 4] == [
+        "Repeats: 3 tries per case",
+        "Consistency: 66.7% (2/3 cases had the same outcome on every try)",
+        "pass^3: 33.3% (chance that all 3 tries of a case pass)",
+    ]
+    changed = lines.index("Changed Between Tries:")
+    assert lines[changed + 1] == "  B (2/3 passed)"
+    assert lines[changed + 2] == ""
+
+
+def test_markdown_report_repeats_show_consistency_pass_k_and_changed_cases(
+    repeated: toolgrade.RunResult,
+) -> None:
+    text = toolgrade.render_report(repeated, "markdown")
+    assert (
+        "**Repeats:** 3 tries per case · **Consistency:** 66.7% (2/3 cases had the same"
+        " outcome on every try) · **pass^3:** 33.3% (chance that all 3 tries of a case pass)"
+    ) in text
+    assert "Outcome changed between tries: B (2/3 passed)" in text
+
+
+def test_reports_without_repeats_show_no_repeat_lines(run: toolgrade.RunResult) -> None:
+    for fmt in ("text", "markdown"):
+        text = toolgrade.render_report(run, fmt)
+        assert "Consistency" not in text and "pass^" not in text
+        assert "Changed Between Tries" not in text and "Outcome changed" not in text
+
+
+def test_text_report_repeats_without_enough_scored_tries_say_n_a(make_run) -> None:
+    # Every try but one timed out: no case has two scored tries.
+    rows = [
+        {"case_id": "A", "status": "correct", "repeat": 0},
+        {"case_id": "A", "status": "timeout", "repeat": 1},
+    ]
+    text = toolgrade.render_report(make_run(rows, repeat=2), "text")
+    assert "Consistency: n/a (no case has two scored tries)" in text
+    assert "pass^2: n/a (no case has 2 scored tries)" in text

@@ -54,7 +54,7 @@ def find_data(given: str | None) -> Path | None:
 
 def bfcl_rows(data: Path) -> list[dict[str, Any]]:
     """BFCL's entries with their possible answers and the ground-truth output text."""
-    from toolgrade.interop._bfcl_data import BfclCategory, open_bfcl_data
+    from toolgrade.bfcl._data import BfclCategory, open_bfcl_data
 
     source = open_bfcl_data(data)
     rows = []

@@ -6,8 +6,10 @@ compare semantically, guided by each tool's JSON Schema (see docs/matching.md);
 several calls are paired by an optimal assignment shared with `score_calls`.
 
 Other matching rules plug in as profiles: `register_profile("bfcl", fn)` makes
-`judge(..., profile="bfcl")` call `fn`. The `bfcl` profile registers itself when its
-module (`toolgrade.match._bfcl`) is imported, which `judge` does on first use.
+`judge(..., profile="bfcl")` call `fn`, which returns a `Verdict`; `case_result` turns
+a verdict into the `CaseResult`, here and wherever else a result is made (the runner's
+timeouts and errors). The `bfcl` profile registers itself when its module
+(`toolgrade.bfcl._profile`) is imported, which `judge` does on first use.
 """
 
 from __future__ import annotations
@@ -17,26 +19,41 @@ from collections.abc import Mapping, Sequence
 from typing import Protocol, get_args
 
 from toolgrade._json import JsonValue
+from toolgrade._memo import IdentityMemo
+from toolgrade._trusted import construct_trusted
 from toolgrade.calls import ToolCall, as_calls
 from toolgrade.errors import ConfigError, SuiteError
 from toolgrade.extract import Extraction
-from toolgrade.match._calls import CallJudge, RubricName, Verdict
+from toolgrade.match._calls import CallJudge, RubricName
+from toolgrade.match._calls import Verdict as CallsVerdict
 from toolgrade.match._matchers import MatcherError, matcher_problems
-from toolgrade.results import CaseResult, PairResult, Status
+from toolgrade.results import CaseResult, PairResult, Status, Verdict
 from toolgrade.suite import Case, SuiteDefaults, ToolSpec
 
-__all__ = ["JudgeFn", "judge", "profile_reads_any_name", "profiles", "register_profile"]
+__all__ = [
+    "JudgeFn",
+    "case_result",
+    "judge",
+    "profile_reads_any_name",
+    "profiles",
+    "register_profile",
+]
 
 _RUBRICS: tuple[str, ...] = get_args(RubricName)
+_KNOWN_RUBRICS = frozenset(_RUBRICS)
 _DEFAULT_PROFILE = "default"
 # Profiles provided by toolgrade's own modules, imported on first use.
-_BUILTIN_PROFILES = {"bfcl": "toolgrade.match._bfcl"}
+_BUILTIN_PROFILES = {"bfcl": "toolgrade.bfcl._profile"}
 _profiles: dict[str, JudgeFn] = {}
 _reads_any_name: set[str] = set()
 
 
 class JudgeFn(Protocol):
-    """A matching profile: judges a case exactly as `judge` would be asked to."""
+    """A matching profile: decides one case, as `judge` was asked to judge it.
+
+    It returns a `Verdict`, which `judge` makes the `CaseResult`. A profile returning a
+    whole `CaseResult` (as profiles did before verdicts) has it returned as it is.
+    """
 
     def __call__(
         self,
@@ -47,8 +64,8 @@ class JudgeFn(Protocol):
         tools: Sequence[ToolSpec] | None,
         rubric: RubricName | None = None,
         strict: bool = False,
-    ) -> CaseResult:
-        """Judge one case."""
+    ) -> Verdict | CaseResult:
+        """Judge one case (`rubric` is the one the result records)."""
         ...
 
 
@@ -57,7 +74,8 @@ def register_profile(name: str, fn: JudgeFn, *, reads_any_name: bool = False) ->
 
     Args:
         name: the profile name, e.g. `bfcl`.
-        fn: a function with `judge`'s signature (without `profile`).
+        fn: a function with `judge`'s signature (without `profile` and `defaults`)
+            returning a `Verdict`.
         reads_any_name: the profile judges calls of any name, so extraction must not use
             the offered tools to set aside look-alike calls (BFCL's checker reads them all).
 
@@ -148,15 +166,122 @@ def judge(
         >>> r.status.value, r.score
         ('correct', 1.0)
     """
-    if profile != _DEFAULT_PROFILE:
-        fn = _profile(profile)
-        return fn(case, actual, tools=tools, rubric=rubric, strict=strict)
     chosen = rubric or case.rubric or (defaults.rubric if defaults else None) or "partial"
-    if chosen not in _RUBRICS:
+    if chosen not in _KNOWN_RUBRICS:
         raise ConfigError(f"unknown rubric {chosen!r} (known: {', '.join(_RUBRICS)})")
     extraction = actual if isinstance(actual, Extraction) else None
-    calls = extraction.calls if extraction is not None else as_calls(actual, side="actual")
-    parse_failed = bool(extraction is not None and extraction.errors)
+    if profile == _DEFAULT_PROFILE:
+        calls = extraction.calls if extraction is not None else as_calls(actual, side="actual")
+        verdict = _default_profile(
+            case,
+            calls,
+            tools=tools,
+            rubric=chosen,
+            strict=strict,
+            defaults=defaults,
+            parse_failed=bool(extraction is not None and extraction.errors),
+        )
+    else:
+        decided = _profile(profile)(case, actual, tools=tools, rubric=chosen, strict=strict)
+        if not isinstance(decided, Verdict):
+            return decided  # a profile that builds its own result
+        verdict = decided
+        calls = extraction.calls if extraction is not None else as_calls(actual, side="actual")
+    return case_result(case, verdict, rubric=chosen, actual=calls, extraction=extraction)
+
+
+def case_result(
+    case: Case,
+    verdict: Verdict,
+    *,
+    rubric: RubricName,
+    actual: Sequence[ToolCall] = (),
+    extraction: Extraction | None = None,
+    error: str | None = None,
+    repeat: int = 0,
+    latency_ms: float | None = None,
+) -> CaseResult:
+    """The result of a case: a profile's verdict, or an unscored status, with its labels.
+
+    Every `CaseResult` is made here: by `judge` from a profile's verdict, and by the
+    runner for a case that got no usable reply (`Verdict(Status.TIMEOUT, 0.0)` with
+    the `error` saying why).
+
+    Args:
+        case: the case.
+        verdict: what the profile decided (or the unscored status).
+        rubric: the rubric the score follows.
+        actual: the calls the model made.
+        extraction: the extraction the calls came from, for its format and errors.
+        error: for `error` and `timeout`: what went wrong.
+        repeat: the repetition index.
+        latency_ms: the time the model took, when known here.
+
+    Returns:
+        The result; the runner adds the reply's raw output, timings and finish reason.
+    """
+    errors = extraction.errors if extraction is not None else ()
+    problems = tuple(f"{e.reason}: {e.message}" for e in errors) if errors else ()
+    # Every field comes from validated models or typed values: no second validation.
+    return construct_trusted(
+        CaseResult,
+        {
+            "case_id": case.id,
+            "status": verdict.status,
+            "score": verdict.score,
+            "rubric": rubric,
+            "expected": case.expected if verdict.expected is None else verdict.expected,
+            "actual": tuple(actual),
+            "pairs": verdict.pairs,
+            "details": verdict.details,
+            "alternative": verdict.alternative,
+            # Unscored results never had it: per-tool breakdowns use `expected` for them.
+            "primary_tools": None if verdict.status in _UNSCORED else _primary_tools(case),
+            "category": case.category,
+            "difficulty": case.difficulty,
+            "tags": case.tags,
+            "prompt": case.prompt_json(),
+            "extraction_format": extraction.format if extraction is not None else None,
+            "extraction_errors": problems,
+            "raw_response": None,
+            "latency_ms": latency_ms,
+            "ttft_ms": None,
+            "finish_reason": None,
+            "error": error,
+            "repeat": repeat,
+        },
+    )
+
+
+_UNSCORED = frozenset({Status.TIMEOUT, Status.ERROR})
+# id(case) -> (case, its primary tools), kept with the case so that its id is not reused.
+_primary: dict[int, tuple[Case, tuple[str, ...]]] = {}
+_PRIMARY_SIZE = 4096
+
+
+def _primary_tools(case: Case) -> tuple[str, ...]:
+    """The distinct tool names of the case's primary expectation, once per case."""
+    found = _primary.get(id(case))
+    if found is not None and found[0] is case:
+        return found[1]
+    names = tuple(dict.fromkeys(c.name for c in case.expected))
+    if len(_primary) >= _PRIMARY_SIZE:
+        _primary.clear()
+    _primary[id(case)] = (case, names)
+    return names
+
+
+def _default_profile(
+    case: Case,
+    calls: Sequence[ToolCall],
+    *,
+    tools: Sequence[ToolSpec] | None,
+    rubric: RubricName,
+    strict: bool,
+    defaults: SuiteDefaults | None,
+    parse_failed: bool,
+) -> Verdict:
+    """Toolgrade's own rules (docs/matching.md): semantic values, optimal pairing."""
     judge_ = _call_judge(
         calls,
         tools=tools,
@@ -165,16 +290,24 @@ def judge(
         trim=defaults.trim_strings if defaults else True,
     )
     order = case.order or (defaults.order if defaults else "any")
-    index, verdict = _verdict(case, judge_, rubric=chosen, ordered=order == "strict")
-    expected = case.expected if index is None else case.alternatives[index]
-    return _result(
-        case,
-        verdict,
-        expected=expected,
-        calls=calls,
-        rubric=chosen,
+    index, found = _verdict(case, judge_, rubric=rubric, ordered=order == "strict")
+    pairs = tuple(
+        PairResult(
+            expected_index=p.expected_index,
+            actual_index=p.actual_index,
+            verdict=p.kind,
+            credit=p.credit if rubric == "partial" else float(p.kind == "correct"),
+            details=p.mismatches,
+        )
+        for p in found.pairs
+    )
+    return Verdict(
+        status=Status(found.status),
+        score=found.score,
+        pairs=pairs,
+        details=tuple(found.details),
+        expected=None if index is None else case.alternatives[index],
         alternative=index,
-        extraction=extraction,
     )
 
 
@@ -198,7 +331,7 @@ def _call_judge(
 
 def _verdict(
     case: Case, judge_: CallJudge, *, rubric: RubricName, ordered: bool
-) -> tuple[int | None, Verdict]:
+) -> tuple[int | None, CallsVerdict]:
     """The verdict, and which alternative it is against (None: the primary expectation).
 
     Raises:
@@ -216,10 +349,8 @@ def _verdict(
         raise SuiteError(exc.message, case_id=case.id, location="tools") from None
 
 
-# id(case) -> case, for cases whose matchers were checked (the case is kept so that
-# its id cannot be reused while the entry lives).
-_checked: dict[int, Case] = {}
-_CHECKED_SIZE = 4096
+# Cases whose matchers were checked, by identity (a case is frozen).
+_CHECKED: IdentityMemo[Case, bool] = IdentityMemo(4096)
 
 
 def _check_matchers(case: Case) -> None:
@@ -228,8 +359,11 @@ def _check_matchers(case: Case) -> None:
     Raises:
         SuiteError: every malformed matcher of the case, with its location.
     """
-    if _checked.get(id(case)) is case:
-        return
+    _CHECKED.get(case, _matchers_checked)
+
+
+def _matchers_checked(case: Case) -> bool:
+    """True when every matcher of the case is well formed (see `_check_matchers`)."""
     problems: list[str] = []
     for k, expectation in enumerate((case.expected, *case.alternatives)):
         where = "expected" if k == 0 else f"alternatives[{k - 1}]"
@@ -238,14 +372,12 @@ def _check_matchers(case: Case) -> None:
     if problems:
         message = "malformed matcher in the expectation"
         raise SuiteError(message, case_id=case.id, problems=tuple(problems))
-    if len(_checked) >= _CHECKED_SIZE:
-        _checked.clear()
-    _checked[id(case)] = case
+    return True
 
 
 def _best(
     case: Case, judge_: CallJudge, *, rubric: RubricName, ordered: bool
-) -> tuple[int | None, Verdict]:
+) -> tuple[int | None, CallsVerdict]:
     """The best-scoring of the expectation and its alternatives (the earliest on ties)."""
     best_index: int | None = None
     best = judge_.verdict(case.expected, rubric=rubric, ordered=ordered)
@@ -258,52 +390,10 @@ def _best(
     return best_index, best
 
 
-def _any_call(judge_: CallJudge) -> Verdict:
+def _any_call(judge_: CallJudge) -> CallsVerdict:
     """Relevance: any call of an offered tool passes, whatever its arguments."""
     if any(judge_.is_offered(c.name) for c in judge_.actual):
-        return Verdict("correct", 1.0, 1.0)
+        return CallsVerdict("correct", 1.0, 1.0)
     if judge_.actual:
-        return Verdict("wrong_tool", 0.0, 0.0)
-    return Verdict("parse_error" if judge_.parse_failed else "missed_call", 0.0, 0.0)
-
-
-def _result(
-    case: Case,
-    verdict: Verdict,
-    *,
-    expected: tuple[ToolCall, ...],
-    calls: Sequence[ToolCall],
-    rubric: RubricName,
-    alternative: int | None,
-    extraction: Extraction | None,
-) -> CaseResult:
-    prompt = case.prompt_json()
-    return CaseResult(
-        case_id=case.id,
-        status=Status(verdict.status),
-        score=verdict.score,
-        rubric=rubric,
-        expected=expected,
-        actual=tuple(calls),
-        pairs=tuple(
-            PairResult(
-                expected_index=p.expected_index,
-                actual_index=p.actual_index,
-                verdict=p.kind,
-                credit=p.credit if rubric == "partial" else float(p.kind == "correct"),
-                details=p.mismatches,
-            )
-            for p in verdict.pairs
-        ),
-        details=verdict.details,
-        category=case.category,
-        difficulty=case.difficulty,
-        tags=case.tags,
-        prompt=prompt,
-        alternative=alternative,
-        primary_tools=tuple(dict.fromkeys(c.name for c in case.expected)),
-        extraction_format=extraction.format if extraction is not None else None,
-        extraction_errors=tuple(f"{e.reason}: {e.message}" for e in extraction.errors)
-        if extraction is not None
-        else (),
-    )
+        return CallsVerdict("wrong_tool", 0.0, 0.0)
+    return CallsVerdict("parse_error" if judge_.parse_failed else "missed_call", 0.0, 0.0)

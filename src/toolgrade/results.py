@@ -6,6 +6,7 @@ the store keeps, and what metrics and reports read.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from typing import Literal
@@ -16,7 +17,7 @@ from toolgrade._json import JsonObject, JsonValue
 from toolgrade.calls import ToolCall
 from toolgrade.match import Mismatch
 
-__all__ = ["CaseResult", "PairResult", "RunResult", "Status"]
+__all__ = ["CaseResult", "PairResult", "RunResult", "Status", "Verdict"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
@@ -64,6 +65,28 @@ class PairResult(BaseModel):
     """The pair's credit under the rubric (0 to 1)."""
     details: tuple[Mismatch, ...] = ()
     """The argument differences of this pair (for `wrong_args`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """A judge profile's verdict on one case; `judge` makes it a `CaseResult`.
+
+    The profile decides; the case's labels, the calls, the rubric and the extraction's
+    format are added by `toolgrade.judge.case_result`, the one place results are built.
+    """
+
+    status: Status
+    """The verdict."""
+    score: float
+    """The score under the rubric, 0 to 1 (0 for unscored statuses)."""
+    pairs: tuple[PairResult, ...] = ()
+    """The pairing of expected and actual calls."""
+    details: tuple[Mismatch, ...] = ()
+    """Every argument difference, with its JSON path and reason."""
+    expected: tuple[ToolCall, ...] | None = None
+    """The expectation judged against (the best alternative); None: the case's own."""
+    alternative: int | None = None
+    """Which alternative that is (None: the primary expectation)."""
 
 
 class CaseResult(BaseModel):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from toolgrade import Case, CaseResult, ToolSpec, describe_failure, judge
-from toolgrade.interop._bfcl_data import BfclCategory, BfclEntry
-from toolgrade.interop._bfcl_import import entry_to_case
+from toolgrade.bfcl._data import BfclCategory, BfclEntry
+from toolgrade.bfcl._import import entry_to_case
 from toolgrade.match import REQUIRED_BY_SCHEMA, Mismatch
 from toolgrade.report._describe import mismatch_sentence
 

@@ -16,10 +16,10 @@ from toolgrade.match._values import (
 __all__ = [
     "DEEP_EQUALITY",
     "MATCHER_NAMES",
-    "REQUIRED_BY_SCHEMA",
     "MatchOptions",
     "Mismatch",
     "MismatchReason",
+    "REQUIRED_BY_SCHEMA",
     "align",
     "compare_arguments",
     "compare_values",

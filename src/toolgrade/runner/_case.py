@@ -15,8 +15,8 @@ from toolgrade.backends._http import RetryEvent, RetryLog, retry_log
 from toolgrade.calls import ToolCall
 from toolgrade.errors import BackendError, BackendTimeout, BackendUnreachable
 from toolgrade.extract import Extraction, extract_calls
-from toolgrade.judge import judge, profile_reads_any_name
-from toolgrade.results import CaseResult, Status
+from toolgrade.judge import case_result, judge, profile_reads_any_name
+from toolgrade.results import CaseResult, Status, Verdict
 from toolgrade.suite import Case, Rubric, Suite, ToolSpec
 
 __all__ = [
@@ -24,7 +24,6 @@ __all__ = [
     "CaseRunner",
     "judge_output",
     "overrun_message",
-    "unscored_result",
 ]
 
 logger = logging.getLogger("toolgrade.runner")
@@ -180,42 +179,14 @@ class CaseRunner:
         self, case: Case, repeat: int, *, status: Status, message: str, started: float
     ) -> CaseResult:
         """An unscored result (`timeout` or `error`) carrying the case's labels."""
-        return unscored_result(
-            self.suite,
+        return case_result(
             case,
-            rubric=self.rubric,
-            status=status,
-            message=message,
+            Verdict(status, 0.0),
+            rubric=self.rubric or case.rubric or self.suite.defaults.rubric,
+            error=message,
             repeat=repeat,
             latency_ms=(time.perf_counter() - started) * 1000.0,
         )
-
-
-def unscored_result(
-    suite: Suite,
-    case: Case,
-    *,
-    rubric: Rubric | None,
-    status: Status,
-    message: str,
-    repeat: int,
-    latency_ms: float | None,
-) -> CaseResult:
-    """An unscored result (`timeout` or `error`) carrying the case's labels."""
-    return CaseResult(
-        case_id=case.id,
-        status=status,
-        score=0.0,
-        rubric=rubric or case.rubric or suite.defaults.rubric,
-        expected=case.expected,
-        category=case.category,
-        difficulty=case.difficulty,
-        tags=case.tags,
-        prompt=case.prompt_json(),
-        error=message,
-        repeat=repeat,
-        latency_ms=latency_ms,
-    )
 
 
 def overrun_message(seconds: float) -> str:

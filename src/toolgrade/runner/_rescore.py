@@ -8,8 +8,9 @@ from functools import partial
 from toolgrade._threads import default_pool
 from toolgrade.backends import NameMap
 from toolgrade.errors import InputError
-from toolgrade.results import CaseResult, RunResult, Status
-from toolgrade.runner._case import judge_output, overrun_message, unscored_result
+from toolgrade.judge import case_result
+from toolgrade.results import CaseResult, RunResult, Status, Verdict
+from toolgrade.runner._case import judge_output, overrun_message
 from toolgrade.runner._sameness import matches_run
 from toolgrade.suite import Rubric, Suite
 
@@ -89,12 +90,11 @@ def rescore_run(
         except TimeoutError:
             message = overrun_message(timeout)
             logger.warning("case %s: %s", old.case_id, message)
-            new = unscored_result(
-                suite,
+            new = case_result(
                 case,
-                rubric=use_rubric,
-                status=Status.ERROR,
-                message=message,
+                Verdict(Status.ERROR, 0.0),
+                rubric=use_rubric or case.rubric or suite.defaults.rubric,
+                error=message,
                 repeat=old.repeat,
                 latency_ms=old.latency_ms,
             )

@@ -9,9 +9,9 @@ import pytest
 from typer.testing import CliRunner
 
 import toolgrade
+from toolgrade.bfcl._results import convert_result
 from toolgrade.cli import app
 from toolgrade.errors import InputError
-from toolgrade.interop._bfcl_results import convert_result
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "bfcl" / "fixture"
 

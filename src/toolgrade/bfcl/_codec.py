@@ -1,7 +1,7 @@
 """BFCL function docs and possible answers <-> toolgrade tool schemas and expected calls.
 
-The importer (toolgrade.interop) encodes, the `bfcl` profile decodes; both live here so
-that the round trip is exact:
+The importer (`toolgrade.bfcl._import`) encodes, the `bfcl` profile decodes; both live
+here so that the round trip is exact:
 
 - A BFCL type becomes a JSON Schema type (BFCL's own `GORILLA_TO_OPENAPI` map, as its
   function-calling handlers send it). Where the JSON type does not say the BFCL type
@@ -25,7 +25,7 @@ from functools import lru_cache
 from jsonschema import Draft202012Validator
 
 from toolgrade._json import JsonObject, JsonValue
-from toolgrade.match._bfcl_checker import BfclFunction, BfclParam, Language
+from toolgrade.bfcl._checker import BfclFunction, BfclParam, Language
 
 __all__ = [
     "ABSENT",

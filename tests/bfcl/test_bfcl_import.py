@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 import toolgrade
+from toolgrade.bfcl._codec import decode_answer, encode_answer, schema_from_bfcl
+from toolgrade.bfcl._data import BfclCategory, BfclEntry
+from toolgrade.bfcl._import import entry_to_case
 from toolgrade.errors import ConfigError, InputError
-from toolgrade.interop._bfcl_data import BfclCategory, BfclEntry
-from toolgrade.interop._bfcl_import import entry_to_case
-from toolgrade.match._bfcl_codec import decode_answer, encode_answer, schema_from_bfcl
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "bfcl" / "fixture"
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from toolgrade.interop._bfcl_data import BfclCategory, BfclEntry
-from toolgrade.interop._bfcl_import import entry_to_case
+from toolgrade.bfcl._data import BfclCategory, BfclEntry
+from toolgrade.bfcl._import import entry_to_case
 from toolgrade.judge import judge
 
 RULES = Path(__file__).resolve().parents[1] / "data" / "bfcl" / "rules.json"
@@ -49,9 +49,9 @@ def test_bfcl_profile_failure_names_bfcl_error_type() -> None:
 
 
 def test_bfcl_profile_parse_error_fails_but_passes_irrelevance() -> None:
-    from toolgrade.extract import Extraction, ExtractionError
+    from toolgrade.extract import Extraction, ExtractionProblem
 
-    broken = Extraction(errors=(ExtractionError(reason="parse_error", message="bad"),))
+    broken = Extraction(errors=(ExtractionProblem(reason="parse_error", message="bad"),))
     rows = {r["description"]: r for r in ROWS}
     for description, status in (
         ("ground truth passes", "parse_error"),

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from toolgrade.match._bfcl_answer import (
+from toolgrade.bfcl._answer import (
     BfclAnswer,
     BfclCall,
     Options,
@@ -23,7 +23,7 @@ from toolgrade.match._bfcl_answer import (
     standardize_string,
     std,
 )
-from toolgrade.match._bfcl_convert import (
+from toolgrade.bfcl._convert import (
     JAVA_TYPES,
     JS_TYPES,
     ConversionUnsupported,

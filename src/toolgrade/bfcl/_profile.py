@@ -2,42 +2,34 @@
 
 `judge(..., profile="bfcl")` imports this module, which registers `judge_bfcl`. It
 recovers BFCL's function docs from the tools' schemas and BFCL's possible answers from
-the expected calls (`toolgrade.match._bfcl_codec`), then applies BFCL's checker rules
-(`toolgrade.match._bfcl_checker`). The rules, and where they differ from the default
-profile, are in docs/bfcl.md. BFCL gives no partial credit: every case scores 1 or 0.
+the expected calls (`toolgrade.bfcl._codec`), then applies BFCL's checker rules
+(`toolgrade.bfcl._checker`) and returns the verdict, which `judge` makes a result. The
+rules, and where they differ from the default profile, are in docs/bfcl.md. BFCL gives
+no partial credit: every case scores 1 or 0.
 """
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
-from typing import Generic, TypeVar
 
 from toolgrade._json import JsonValue
+from toolgrade._memo import IdentityMemo
 from toolgrade._trusted import construct_trusted
+from toolgrade.bfcl._answer import BfclAnswer, prepare_answer
+from toolgrade.bfcl._checker import BfclFunction, ErrorType, Language, check_calls
+from toolgrade.bfcl._checker import Verdict as CheckerVerdict
+from toolgrade.bfcl._codec import decode_answer, function_from_schema
 from toolgrade.calls import ToolCall, as_calls
 from toolgrade.extract import Extraction
 from toolgrade.judge import register_profile
-from toolgrade.match._bfcl_answer import BfclAnswer, prepare_answer
-from toolgrade.match._bfcl_checker import (
-    BfclFunction,
-    ErrorType,
-    Language,
-    Verdict,
-    check_calls,
-)
-from toolgrade.match._bfcl_codec import decode_answer, function_from_schema
+from toolgrade.match import REQUIRED_BY_SCHEMA, Mismatch, MismatchReason
 from toolgrade.match._calls import RubricName
-from toolgrade.match._values import REQUIRED_BY_SCHEMA, Mismatch, MismatchReason
-from toolgrade.results import CaseResult, PairResult, Status
+from toolgrade.results import PairResult, Status, Verdict
 from toolgrade.suite import Case, ToolSpec
 
 __all__ = ["judge_bfcl", "language_of"]
 
-_K = TypeVar("_K")
-_V = TypeVar("_V")
 _LANGUAGE_TAGS: dict[str, Language] = {
     "language:java": "java",
     "language:javascript": "javascript",
@@ -65,6 +57,9 @@ _MESSAGES: dict[ErrorType, str] = {
 }
 
 
+_CORRECT = Verdict(status=Status.CORRECT, score=1.0)
+
+
 def language_of(case: Case) -> Language:
     """The language BFCL checks a case's values in: its `language:` tag, else its category."""
     for tag in case.tags:
@@ -81,7 +76,7 @@ def judge_bfcl(
     tools: Sequence[ToolSpec] | None,
     rubric: RubricName | None = None,
     strict: bool = False,
-) -> CaseResult:
+) -> Verdict:
     """Judge a case with BFCL's AST-checker rules (see docs/bfcl.md).
 
     An extraction that reported a malformed call counts as BFCL's decode failure: the
@@ -91,7 +86,7 @@ def judge_bfcl(
         case: the case (expected calls encoded as the BFCL importer writes them).
         actual: the extraction of the model's output, or a list of calls.
         tools: the tools offered (their schemas carry BFCL's types).
-        rubric: recorded on the result; BFCL's verdict is binary, so is the score.
+        rubric: ignored; BFCL's verdict is binary, so is the score.
         strict: ignored; BFCL always fails unexpected arguments.
 
     Returns:
@@ -101,48 +96,28 @@ def judge_bfcl(
     calls = extraction.calls if extraction is not None else as_calls(actual, side="actual")
     decoded = None if extraction is not None and extraction.errors else calls
     status, verdict = _decide(case, decoded, tools or ())
-    # Every field is built from validated models above: skip a second validation pass.
-    return construct_trusted(
-        CaseResult,
-        {
-            "case_id": case.id,
-            "status": status,
-            "score": 1.0 if status is Status.CORRECT else 0.0,
-            "rubric": rubric or case.rubric or "partial",
-            "expected": case.expected,
-            "actual": tuple(calls),
-            "pairs": _pairs(case, calls, status, verdict),
-            "details": _details(verdict),
-            "category": case.category,
-            "difficulty": case.difficulty,
-            "tags": case.tags,
-            "prompt": case.prompt_json(),
-            "extraction_format": extraction.format if extraction is not None else None,
-            "extraction_errors": tuple(f"{e.reason}: {e.message}" for e in extraction.errors)
-            if extraction is not None and extraction.errors
-            else (),
-            "alternative": None,
-            "primary_tools": _tool_names(case.expected),
-            "raw_response": None,
-            "latency_ms": None,
-            "ttft_ms": None,
-            "finish_reason": None,
-            "error": None,
-            "repeat": 0,
-        },
+    if status is Status.CORRECT:
+        return _CORRECT if verdict is None else _correct_verdict(verdict.pairs)
+    return Verdict(
+        status=status,
+        score=0.0,
+        pairs=_pairs(case, calls, status),
+        details=_details(verdict),
     )
 
 
 def _decide(
     case: Case, decoded: Sequence[ToolCall] | None, tools: Sequence[ToolSpec]
-) -> tuple[Status, Verdict | None]:
+) -> tuple[Status, CheckerVerdict | None]:
     if case.any_call:
         # live_relevance: any decoded call passes, whatever its name and arguments.
         return (Status.CORRECT if decoded else Status.MISSED_CALL), None
     if not case.expected:
         return (Status.UNEXPECTED_CALL if decoded else Status.CORRECT), None
     if decoded is None:
-        return Status.PARSE_ERROR, Verdict(False, "ast_decoder:decoder_failed", "Invalid syntax.")
+        return Status.PARSE_ERROR, CheckerVerdict(
+            False, "ast_decoder:decoder_failed", "Invalid syntax."
+        )
     language = language_of(case)
     functions = [_FUNCTIONS.get(t, _no_docs).get(language) or _function(t, language) for t in tools]
     verdict = _check(case, functions, decoded, language)
@@ -155,10 +130,6 @@ def _function(tool: ToolSpec, language: Language) -> BfclFunction:
     return doc
 
 
-def _tool_names(calls: Sequence[ToolCall]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(c.name for c in calls))
-
-
 def _no_docs(_tool: ToolSpec) -> dict[Language, BfclFunction]:
     return {}
 
@@ -167,36 +138,13 @@ def _answer(call: ToolCall) -> BfclAnswer:
     return prepare_answer(call.name, decode_answer(call.arguments))
 
 
-class _Memo(Generic[_K, _V]):
-    """Derived data per frozen object, by identity, for the most recent `size` objects.
-
-    The object is kept with its data so that its id cannot be reused while cached.
-    """
-
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._data: OrderedDict[int, tuple[_K, _V]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: _K, make: Callable[[_K], _V]) -> _V:
-        found = self._data.get(id(key))
-        if found is not None and found[0] is key:
-            return found[1]
-        value = make(key)
-        with self._lock:
-            self._data[id(key)] = (key, value)
-            if len(self._data) > self._size:
-                self._data.popitem(last=False)
-        return value
-
-
-_FUNCTIONS: _Memo[ToolSpec, dict[Language, BfclFunction]] = _Memo(4096)
-_ANSWERS: _Memo[ToolCall, BfclAnswer] = _Memo(8192)
+_FUNCTIONS: IdentityMemo[ToolSpec, dict[Language, BfclFunction]] = IdentityMemo(4096)
+_ANSWERS: IdentityMemo[ToolCall, BfclAnswer] = IdentityMemo(8192)
 
 
 def _check(
     case: Case, functions: Sequence[BfclFunction], actual: Sequence[ToolCall], language: Language
-) -> Verdict:
+) -> CheckerVerdict:
     # BFCL knows one possible answer per entry; alternatives are only tried after it.
     answer = [_ANSWERS.get(e, _answer) for e in case.expected]
     first = check_calls(functions, answer, actual, language=language)
@@ -214,12 +162,12 @@ def _check_one(
     functions: Sequence[BfclFunction],
     actual: Sequence[ToolCall],
     language: Language,
-) -> Verdict:
+) -> CheckerVerdict:
     answer = [_ANSWERS.get(e, _answer) for e in expected]
     return check_calls(functions, answer, actual, language=language)
 
 
-def _status(verdict: Verdict, n_expected: int, n_actual: int) -> Status:
+def _status(verdict: CheckerVerdict, n_expected: int, n_actual: int) -> Status:
     if verdict.valid:
         return Status.CORRECT
     if verdict.error_type == "wrong_count":
@@ -231,15 +179,18 @@ def _status(verdict: Verdict, n_expected: int, n_actual: int) -> Status:
     return Status.WRONG_ARGS
 
 
-def _pairs(
-    case: Case, calls: Sequence[ToolCall], status: Status, verdict: Verdict | None
-) -> tuple[PairResult, ...]:
-    if status is Status.CORRECT and verdict is not None:
-        return _correct_pairs(verdict.pairs)
-    if len(case.expected) == 1 and len(calls) == 1 and status is not Status.CORRECT:
+def _pairs(case: Case, calls: Sequence[ToolCall], status: Status) -> tuple[PairResult, ...]:
+    """The pairs of a failed verdict: one call against one expected call, judged."""
+    if len(case.expected) == 1 and len(calls) == 1:
         kind = "wrong_tool" if status is Status.WRONG_TOOL else "wrong_args"
         return (PairResult(expected_index=0, actual_index=0, verdict=kind, credit=0.0),)
     return ()
+
+
+@lru_cache(maxsize=256)
+def _correct_verdict(pairs: tuple[tuple[int, int], ...]) -> Verdict:
+    # Frozen: every correct verdict with the same pairing is the same value.
+    return Verdict(status=Status.CORRECT, score=1.0, pairs=_correct_pairs(pairs))
 
 
 @lru_cache(maxsize=256)
@@ -261,7 +212,7 @@ def _correct_pair(expected_index: int, actual_index: int) -> PairResult:
     )
 
 
-def _details(verdict: Verdict | None) -> tuple[Mismatch, ...]:
+def _details(verdict: CheckerVerdict | None) -> tuple[Mismatch, ...]:
     if verdict is None or verdict.valid:
         return ()
     reason = _REASONS.get(verdict.error_type, "value")

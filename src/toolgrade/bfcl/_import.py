@@ -1,7 +1,7 @@
 """BFCL v4 single-turn entries -> a toolgrade suite.
 
 Each BFCL entry becomes one case with BFCL's id. Its function docs become the case's own
-`tool_definitions` (BFCL types mapped to JSON Schema, see `toolgrade.match._bfcl_codec`),
+`tool_definitions` (BFCL types mapped to JSON Schema, see `toolgrade.bfcl._codec`),
 under BFCL's names, and the case offers no suite-level tool: BFCL gives different docs
 the same name in different entries, and each case shows the model exactly its entry's
 docs. The possible answer becomes the expected calls (`$any_of` for several acceptable
@@ -19,11 +19,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from toolgrade._json import JsonObject, JsonValue
+from toolgrade.bfcl._checker import Language
+from toolgrade.bfcl._codec import encode_answer, schema_from_bfcl
+from toolgrade.bfcl._data import BfclCategory, BfclData, BfclEntry, open_bfcl_data
+from toolgrade.bfcl._data import parse_category as _parse
 from toolgrade.errors import InputError
-from toolgrade.interop._bfcl_data import BfclCategory, BfclData, BfclEntry, open_bfcl_data
-from toolgrade.interop._bfcl_data import parse_category as _parse
-from toolgrade.match._bfcl_checker import Language
-from toolgrade.match._bfcl_codec import encode_answer, schema_from_bfcl
 from toolgrade.suite import Case, ChatMessage, Suite, ToolSpec
 
 __all__ = [

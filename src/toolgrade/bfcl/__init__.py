@@ -1,0 +1,22 @@
+"""BFCL in one place: its data, import, result files, codec, checker and `bfcl` profile.
+
+- `_data`: where BFCL's data lives (installed `bfcl_eval`, wheel or folder) and reading it.
+- `_import`: BFCL entries -> toolgrade cases and suites (`import_bfcl`, `bfcl_categories`).
+- `_results`: BFCL result files -> toolgrade responses (`convert_bfcl_results`).
+- `_codec`: BFCL docs and possible answers <-> tool schemas and expected calls.
+- `_answer`, `_checker`, `_convert`: BFCL's AST checker, ported rule for rule.
+- `_profile`: the `bfcl` judge profile, registered when `judge` first asks for it (this
+  package does not import it, so that importing toolgrade registers nothing).
+"""
+
+from toolgrade.bfcl._data import OUT_OF_SCOPE, BfclCategory
+from toolgrade.bfcl._import import bfcl_categories, import_bfcl
+from toolgrade.bfcl._results import convert_bfcl_results
+
+__all__ = [
+    "BfclCategory",
+    "OUT_OF_SCOPE",
+    "bfcl_categories",
+    "convert_bfcl_results",
+    "import_bfcl",
+]

@@ -14,7 +14,7 @@ from toolgrade import (
     CaseResult,
     ConfigError,
     Extraction,
-    ExtractionError,
+    ExtractionProblem,
     InputError,
     Status,
     SuiteDefaults,
@@ -73,7 +73,7 @@ def test_judge_extraction_fields_recorded() -> None:
     extraction = Extraction(
         calls=(ToolCall(name="search", arguments={"q": "x"}),),
         format="hermes",
-        errors=(ExtractionError(reason="parse_error", message="second call broken"),),
+        errors=(ExtractionProblem(reason="parse_error", message="second call broken"),),
     )
     result = judge(_case(), extraction, tools=[SEARCH])
     assert result.status is Status.CORRECT

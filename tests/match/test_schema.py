@@ -1,4 +1,4 @@
-"""Validating actual arguments against the tool schema, and the fast path beside it."""
+"""Validating actual arguments against the tool schema, and the quick answer beside it."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from toolgrade import SuiteError
-from toolgrade.match._fastschema import is_certainly_valid, is_simple
+from toolgrade.match._fastschema import quick_validator, quickly_valid
 from toolgrade.match._schema import merge_mismatches, schema_mismatches
 from toolgrade.match._values import Mismatch
 
@@ -79,20 +79,31 @@ def test_merge_mismatches_drops_schema_duplicate_of_same_path() -> None:
 
 
 @pytest.mark.parametrize(
-    ("schema", "simple"),
+    "schema",
     [
-        (SCHEMA, False),
-        ({"type": "object", "properties": {"a": {"type": "string", "enum": ["x"]}}}, True),
-        ({"type": "array", "items": {"type": "integer"}}, True),
-        ({"type": "array", "items": [{"type": "integer"}]}, False),
-        ({"$schema": "http://json-schema.org/draft-04/schema#", "type": "integer"}, False),
-        ({"type": "object", "patternProperties": {"^a": {}}}, False),
-        ({"anyOf": [{"type": "string"}]}, False),
-        ({"type": "strange"}, False),
+        SCHEMA,
+        {"type": "object", "properties": {"a": {"type": "string", "enum": ["x"]}}},
+        {"type": "array", "items": {"type": "integer"}},
+        {"$schema": "http://json-schema.org/draft-04/schema#", "type": "integer"},
+        {"type": "object", "patternProperties": {"^a": {}}},
+        {"anyOf": [{"type": "string"}]},
     ],
 )
-def test_is_simple_only_known_keywords(schema: dict[str, Any], simple: bool) -> None:
-    assert is_simple(schema) is simple
+def test_quick_validator_built_for_every_accepted_schema(schema: dict[str, Any]) -> None:
+    assert quick_validator(schema) is not None
+
+
+def test_quick_validator_unreadable_value_is_not_quickly_valid() -> None:
+    validator = quick_validator({"type": "object", "properties": {"a": {"type": "string"}}})
+    assert quickly_valid(validator, {"a": object()}) is False  # type: ignore[dict-item]
+    assert quickly_valid(None, {}) is False
+
+
+def test_schema_mismatches_schema_changed_after_use_is_recompiled() -> None:
+    schema: dict[str, Any] = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    assert schema_mismatches({"n": "x"}, schema) != []
+    schema["properties"]["n"] = {"type": "string"}
+    assert schema_mismatches({"n": "x"}, schema) == []
 
 
 json_values = st.recursive(
@@ -133,7 +144,14 @@ simple_schemas = st.recursive(
 
 @settings(deadline=None, max_examples=300)
 @given(json_values, simple_schemas)
-def test_fast_path_agrees_with_jsonschema(value: Any, schema: Any) -> None:
-    assert is_simple(schema)
+def test_quick_answer_agrees_with_jsonschema(value: Any, schema: Any) -> None:
     expected = Draft202012Validator(schema).is_valid(value)
-    assert is_certainly_valid(value, schema) == expected
+    assert quickly_valid(quick_validator(schema), value) == expected
+
+
+@settings(deadline=None, max_examples=200)
+@given(json_values)
+def test_quick_answer_agrees_with_jsonschema_on_other_keywords(value: Any) -> None:
+    for schema in (SCHEMA, {"type": "object", "properties": {"q": SCHEMA["properties"]["q"]}}):
+        expected = Draft202012Validator(schema).is_valid(value)
+        assert quickly_valid(quick_validator(schema), value) == expected

@@ -14,7 +14,7 @@ from toolgrade.extract._common import MAX_OUTPUT_CHARS, limit_calls, parse_error
 from toolgrade.extract._reasoning import strip_reasoning
 from toolgrade.extract._registry import find_format, format_names, text_formats
 from toolgrade.extract._structured import Shape, StructuredFormat, parse_structured, shape_of
-from toolgrade.extract._types import ExtractContext, Extraction, ExtractionError, TextFormat
+from toolgrade.extract._types import ExtractContext, Extraction, ExtractionProblem, TextFormat
 
 if TYPE_CHECKING:
     # Only for annotations: at run time a spec is read by its `name` and `parameters`, so
@@ -48,7 +48,7 @@ _NO_TOOLS = ExtractContext()
 """The context when the tools are unknown (frozen, and no parser changes its schemas)."""
 
 
-def _failed(error: ExtractionError) -> Extraction:
+def _failed(error: ExtractionProblem) -> Extraction:
     return Extraction(errors=(error,))
 
 
@@ -57,7 +57,7 @@ def _shape(output: object) -> Shape | Extraction:
         return Shape(text=output)
     if isinstance(output, Mapping):
         shape = shape_of(output)
-        return _failed(shape) if isinstance(shape, ExtractionError) else shape
+        return _failed(shape) if isinstance(shape, ExtractionProblem) else shape
     return _failed(parse_error(f"output must be text or a message mapping, not {type(output)}"))
 
 
@@ -223,7 +223,7 @@ def extract_calls(
 def _from_text(text: str, forced: TextFormat | None, ctx: ExtractContext) -> Extraction:
     if len(text) > MAX_OUTPUT_CHARS:
         message = f"output of {len(text)} characters is over {MAX_OUTPUT_CHARS}"
-        return _failed(ExtractionError(reason="too_large", message=message))
+        return _failed(ExtractionProblem(reason="too_large", message=message))
     text = strip_reasoning(text)
     if forced is not None:
         return _run(forced, text, ctx) or Extraction()

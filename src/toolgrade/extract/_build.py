@@ -1,7 +1,8 @@
-"""Building blocks shared by the XML, special-token and pythonic parsers.
+"""Building blocks shared by every text parser.
 
-`Found` collects calls and problems while a parser scans; `Found.result` turns them into
-an `Extraction` (or None when nothing of the format was seen).
+`Found`, the one accumulator, collects calls and problems while a parser scans;
+`Found.result` turns them into an `Extraction` (or None when nothing of the format was
+seen).
 """
 
 from __future__ import annotations
@@ -10,8 +11,9 @@ from dataclasses import dataclass, field
 
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade.calls import ToolCall
-from toolgrade.extract._common import MAX_CALLS, loads_bounded, parse_error
-from toolgrade.extract._types import ExtractContext, Extraction, ExtractionError
+from toolgrade.extract._common import MAX_CALLS, loads_fast, parse_error
+from toolgrade.extract._json_scan import call_from_object
+from toolgrade.extract._types import ExtractContext, Extraction, ExtractionProblem
 
 __all__ = ["MAX_ERRORS", "Finder", "Found", "is_tool_name", "json_arguments", "resolve_name"]
 
@@ -47,9 +49,9 @@ def json_arguments(text: str) -> JsonObject | str:
     if not text.strip():
         return {}
     try:
-        value: JsonValue = loads_bounded(text)
+        value: JsonValue = loads_fast(text)
         if isinstance(value, str) and value.strip().startswith("{"):
-            value = loads_bounded(value)
+            value = loads_fast(value)
     except ValueError as exc:
         return f"arguments are not valid JSON ({exc})"
     if not isinstance(value, dict):
@@ -61,10 +63,10 @@ def json_arguments(text: str) -> JsonObject | str:
 class Found:
     """Calls and problems collected while scanning one output for one format."""
 
-    format: str
-    """The format name reported in the `Extraction`."""
+    format: str = "none"
+    """The format name reported in the `Extraction` (`result` may name another)."""
     calls: list[ToolCall] = field(default_factory=list)
-    errors: list[ExtractionError] = field(default_factory=list)
+    errors: list[ExtractionProblem] = field(default_factory=list)
 
     def call(self, name: str, arguments: JsonObject, ctx: ExtractContext) -> None:
         """Record a well-formed call (the name resolved against the offered tools)."""
@@ -75,30 +77,31 @@ class Found:
         )
 
     def json_item(self, item: JsonValue, ctx: ExtractContext, *, where: str) -> None:
-        """Record a decoded `{"name": ..., "arguments": {...}}` item (or its problem)."""
-        if not isinstance(item, dict):
-            self.error(f"{where}: a call must be a JSON object")
-            return
-        name = item.get("name")
-        if not isinstance(name, str) or not is_tool_name(name.strip()):
+        """Record a decoded call object (or its problem), read by `call_from_object`."""
+        result = call_from_object(item)
+        if result.call is None:
+            self.problem(result.error(where))
+        elif not is_tool_name(result.call.name):
             self.error(f"{where}: the call has no usable 'name'")
-            return
-        raw = item.get("arguments", item.get("parameters"))
-        arguments = json_arguments(raw) if isinstance(raw, str) else raw
-        if raw is None:
-            arguments = {}
-        if not isinstance(arguments, dict):
-            detail = arguments if isinstance(arguments, str) else "arguments must be an object"
-            self.error(f"{where}: call of '{name.strip()}': {detail}")
-            return
-        self.call(name.strip(), arguments, ctx)
+        else:
+            self.call(result.call.name, result.call.arguments, ctx)
+
+    def add(self, calls: list[ToolCall], errors: list[ExtractionProblem]) -> None:
+        """Append calls and problems as they are, keeping output order."""
+        self.calls.extend(calls)
+        self.errors.extend(errors)
 
     def error(self, message: str) -> None:
         """Record a recognisable but malformed call (up to `MAX_ERRORS` of them)."""
+        self.problem(parse_error(message))
+
+    def problem(self, problem: ExtractionProblem) -> None:
+        """Record a problem of any reason (up to `MAX_ERRORS` of them)."""
         if len(self.errors) < MAX_ERRORS - 1:
-            self.errors.append(parse_error(message))
+            self.errors.append(problem)
         elif len(self.errors) == MAX_ERRORS - 1:
-            self.errors.append(parse_error(f"{message}; further problems are not reported"))
+            message = f"{problem.message}; further problems are not reported"
+            self.errors.append(problem.model_copy(update={"message": message}))
 
     @property
     def full(self) -> bool:
@@ -109,11 +112,17 @@ class Found:
         """
         return len(self.errors) >= MAX_ERRORS or len(self.calls) > MAX_CALLS
 
-    def result(self) -> Extraction | None:
-        """The `Extraction`, or None when neither calls nor malformed calls were seen."""
+    @property
+    def anything(self) -> bool:
+        """Whether a call or a problem was found."""
+        return bool(self.calls or self.errors)
+
+    def result(self, format: str | None = None) -> Extraction | None:
+        """The `Extraction` (in `format`, default `self.format`), or None when empty."""
         if not self.calls and not self.errors:
             return None
-        return Extraction(calls=tuple(self.calls), format=self.format, errors=tuple(self.errors))
+        name = self.format if format is None else format
+        return Extraction(calls=tuple(self.calls), format=name, errors=tuple(self.errors))
 
 
 class Finder:

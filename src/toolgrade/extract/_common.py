@@ -1,28 +1,35 @@
-"""Helpers every extractor shares: the bounds, bounded JSON decoding and error values."""
+"""Helpers every extractor shares: the bounds, the one bounded JSON decoder, error values."""
 
 from __future__ import annotations
 
 import json
 import math
+import re
+from collections.abc import Iterable
 
 from toolgrade._json import JsonValue
-from toolgrade.extract._types import Extraction, ExtractionError
+from toolgrade.extract._types import Extraction, ExtractionProblem
 
 __all__ = [
     "JSON_DECODER",
     "MAX_CALLS",
     "MAX_DEPTH",
     "MAX_INT_DIGITS",
+    "INT_LIMIT",
     "MAX_OUTPUT_CHARS",
     "NumberTooLarge",
+    "TooDeepError",
     "cap_error",
-    "json_depth",
+    "check_bounds",
+    "decode_at",
+    "error_for",
     "limit_calls",
-    "loads_bounded",
+    "loads_fast",
     "parse_error",
     "read_float",
     "read_int",
     "reject_constant",
+    "skip_space",
 ]
 
 MAX_OUTPUT_CHARS = 1_000_000
@@ -40,6 +47,10 @@ Python refuses to convert integers of over 4,300 digits to or from text by defau
 number that extraction keeps can always be written back as JSON, and converting one
 never costs more than a few microseconds, whatever the interpreter's setting.
 """
+
+
+INT_LIMIT = 10**MAX_INT_DIGITS
+"""The smallest integer (in absolute value) with more than `MAX_INT_DIGITS` digits."""
 
 
 class NumberTooLarge(ValueError):
@@ -88,50 +99,101 @@ Its `NumberTooLarge` is a `ValueError` but not a `JSONDecodeError`, so callers c
 """
 
 
-def json_depth(text: str) -> int:
-    """Upper bound of the bracket nesting depth of JSON text, ignoring string contents."""
-    depth = best = 0
-    in_string = escaped = False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            depth += 1
-            best = max(best, depth)
-        elif ch in "]}":
-            depth -= 1
-    return best
+class TooDeepError(ValueError):
+    """JSON nested deeper than `MAX_DEPTH` levels."""
 
 
-def loads_bounded(text: str) -> JsonValue:
-    """Decode JSON text whose nesting is at most `MAX_DEPTH`.
+_WS = re.compile(r"\s*")
+_TOO_DEEP = f"JSON nested deeper than {MAX_DEPTH} levels"
+
+
+def check_bounds(value: object) -> None:
+    """Refuse a value nested deeper than `MAX_DEPTH`, or holding an integer of too many digits.
+
+    `decode_at` checks every decoded value (its integers are bounded by the decoder
+    already); the call reader checks arguments given as objects (a server's structured
+    call), so that they are held to the bounds of text.
 
     Raises:
-        ValueError: invalid JSON, nesting too deep or a number too large (the message
-            says which).
+        TooDeepError: nested too deeply (arrays and objects count).
+        NumberTooLarge: an integer of more than `MAX_INT_DIGITS` digits.
     """
-    if json_depth(text) > MAX_DEPTH:
-        raise ValueError(f"JSON nested deeper than {MAX_DEPTH} levels")
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Iterable[object] = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            if type(item) is int and abs(item) >= INT_LIMIT:
+                raise NumberTooLarge(f"an integer with more than {MAX_INT_DIGITS} digits")
+            continue
+        if depth > MAX_DEPTH:
+            raise TooDeepError(_TOO_DEEP)
+        for child in children:
+            if isinstance(child, dict | list):
+                stack.append((child, depth + 1))
+            elif type(child) is int and abs(child) >= INT_LIMIT:
+                raise NumberTooLarge(f"an integer with more than {MAX_INT_DIGITS} digits")
+
+
+def skip_space(text: str, pos: int) -> int:
+    """The index of the first non-whitespace character at or after `pos`."""
+    return _WS.match(text, pos).end()  # type: ignore[union-attr]
+
+
+def decode_at(text: str, pos: int) -> tuple[JsonValue, int]:
+    """Decode one JSON value starting at `pos` (leading whitespace allowed).
+
+    The one bounded JSON decoder of extraction: the C decoder, then a depth check on
+    the value (deep input makes the decoder raise RecursionError, which is caught).
+
+    Returns:
+        The value and the index just after it.
+
+    Raises:
+        TooDeepError: nested deeper than `MAX_DEPTH`.
+        ValueError: not valid JSON at `pos` (the message says where), or a number
+            that is not kept (`NumberTooLarge`).
+    """
+    pos = skip_space(text, pos)
     try:
-        value: JsonValue = JSON_DECODER.decode(text)
+        value, end = JSON_DECODER.raw_decode(text, pos)
     except json.JSONDecodeError as exc:
         raise ValueError(f"invalid JSON: {exc.msg} at char {exc.pos}") from None
+    except RecursionError:
+        raise TooDeepError(_TOO_DEEP) from None
+    check_bounds(value)
+    return value, end
+
+
+def loads_fast(text: str) -> JsonValue:
+    """Decode text that must be exactly one JSON value (surrounding whitespace allowed).
+
+    Raises:
+        TooDeepError: nested deeper than `MAX_DEPTH`.
+        ValueError: not one valid JSON value.
+    """
+    value, end = decode_at(text, 0)
+    if text[end:].strip():
+        raise ValueError(f"invalid JSON: extra data at char {end}")
     return value
 
 
-def parse_error(message: str) -> ExtractionError:
-    """An `ExtractionError` with reason `parse_error`."""
-    return ExtractionError(reason="parse_error", message=message)
+def error_for(exc: ValueError, where: str) -> ExtractionProblem:
+    """Turn a decoding failure into an `ExtractionProblem` (`too_deep` or `parse_error`)."""
+    if isinstance(exc, TooDeepError):
+        return ExtractionProblem(reason="too_deep", message=f"{where}: {exc}")
+    return parse_error(f"{where}: {exc}")
 
 
-def cap_error() -> ExtractionError:
+def parse_error(message: str) -> ExtractionProblem:
+    """An `ExtractionProblem` with reason `parse_error`."""
+    return ExtractionProblem(reason="parse_error", message=message)
+
+
+def cap_error() -> ExtractionProblem:
     """The note added when an output holds more than `MAX_CALLS` calls."""
     return parse_error(
         f"more than {MAX_CALLS} tool calls in one output: only the first {MAX_CALLS} are kept"

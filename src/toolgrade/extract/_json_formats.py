@@ -13,18 +13,21 @@ from __future__ import annotations
 import re
 
 from toolgrade._json import JsonValue
-from toolgrade.extract._common import MAX_CALLS, cap_error, parse_error
+from toolgrade.extract._build import Found
+from toolgrade.extract._common import (
+    MAX_CALLS,
+    cap_error,
+    decode_at,
+    error_for,
+    parse_error,
+    skip_space,
+)
 from toolgrade.extract._json_functionary import FORMATS as _FUNCTIONARY_FORMATS
 from toolgrade.extract._json_scan import (
-    Found,
-    as_extraction,
     call_from_object,
     calls_from_payload,
-    decode_at,
     decode_sequence,
-    error_for,
     json_until,
-    skip_space,
 )
 from toolgrade.extract._types import ExtractContext, Extraction, TextFormat
 
@@ -141,7 +144,7 @@ def _tagged_json(
     text: str, *, name: str, tags: tuple[str, str], foreign: tuple[str, ...] = ()
 ) -> Extraction | None:
     """Calls in `<open>{json}</close>` blocks; bodies starting with `foreign` are not ours."""
-    found = Found.empty()
+    found = Found()
     blocks = json_tagged_blocks(text, *tags)
     for index, (body, closed, values) in enumerate(blocks, start=1):
         stripped = body.lstrip()
@@ -151,7 +154,7 @@ def _tagged_json(
             continue  # the tags mentioned in prose, not a call
         _json_body(body, closed, f"{name}: {tags[0]} #{index}", found, values)
     _note_cap(found, len(blocks))
-    return as_extraction(found, name)
+    return found.result(name)
 
 
 def _hermes(text: str, ctx: ExtractContext) -> Extraction | None:
@@ -168,7 +171,7 @@ def _command_r7b(text: str, ctx: ExtractContext) -> Extraction | None:
 
 
 def _internlm2(text: str, ctx: ExtractContext) -> Extraction | None:
-    found = Found.empty()
+    found = Found()
     blocks = json_tagged_blocks(text, "<|action_start|>", "<|action_end|>", lead="<|plugin|>")
     for index, (body, closed, values) in enumerate(blocks, start=1):
         # `<|interpreter|>` actions are code for the interpreter, not tool calls.
@@ -177,7 +180,7 @@ def _internlm2(text: str, ctx: ExtractContext) -> Extraction | None:
             continue
         _json_body(rest, closed, f"internlm2: action #{index}", found, values)
     _note_cap(found, len(blocks))
-    return as_extraction(found, "internlm2")
+    return found.result("internlm2")
 
 
 _CALLS_OPENING = re.compile(r"\s*[\[{]")
@@ -191,7 +194,7 @@ def _prefixed_json(
 
     A marker not followed by `opening` is the token named in prose, not a call.
     """
-    found = Found.empty()
+    found = Found()
     pos = text.find(marker)
     index = 0
     while pos != -1 and index < _MAX_BLOCKS:
@@ -210,7 +213,7 @@ def _prefixed_json(
             found.add(*calls_from_payload(value, where))
         pos = text.find(marker, max(end, begin))
     _note_cap(found, index)
-    return as_extraction(found, name)
+    return found.result(name)
 
 
 def _granite(text: str, ctx: ExtractContext) -> Extraction | None:
@@ -245,12 +248,12 @@ def _llama_body(body: str, where: str, found: Found) -> bool:
 
 
 def _llama3_json(text: str, ctx: ExtractContext) -> Extraction | None:
-    found = Found.empty()
+    found = Found()
     bodies = text.split("<|python_tag|>")[1:] or [text]
     for index, body in enumerate(bodies[:_MAX_BLOCKS], start=1):
         _llama_body(body, f"llama3_json: call #{index}", found)
     _note_cap(found, len(bodies))
-    return as_extraction(found, "llama3_json")
+    return found.result("llama3_json")
 
 
 _MISTRAL_NAME = re.compile(r"\s*([A-Za-z0-9_.:\-]{1,256})\s*(?:\[CALL_ID\][A-Za-z0-9_\-]*)?\s*")
@@ -279,18 +282,18 @@ def _mistral_one(segment: str, where: str, found: Found) -> None:
         return
     result = call_from_object({"name": match.group(1), "arguments": arguments})
     if result.call is None:
-        found.errors.append(parse_error(f"{where}: {result.problem}"))
+        found.problem(result.error(where))
     else:
         found.calls.append(result.call)
 
 
 def _mistral(text: str, ctx: ExtractContext) -> Extraction | None:
-    found = Found.empty()
+    found = Found()
     segments = text.split("[TOOL_CALLS]")[1:] or ([text] if text.lstrip()[:1] in "[{" else [])
     for index, segment in enumerate(segments[:_MAX_BLOCKS], start=1):
         _mistral_one(segment, f"mistral: [TOOL_CALLS] #{index}", found)
     _note_cap(found, len(segments))
-    return as_extraction(found, "mistral")
+    return found.result("mistral")
 
 
 FORMATS: list[TextFormat] = [

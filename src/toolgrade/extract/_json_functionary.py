@@ -12,15 +12,16 @@ from __future__ import annotations
 import re
 
 from toolgrade._json import JsonValue
-from toolgrade.extract._common import MAX_CALLS, cap_error, parse_error
-from toolgrade.extract._json_scan import (
-    Found,
-    as_extraction,
-    call_from_object,
+from toolgrade.extract._build import Found
+from toolgrade.extract._common import (
+    MAX_CALLS,
+    cap_error,
     decode_at,
     error_for,
+    parse_error,
     skip_space,
 )
+from toolgrade.extract._json_scan import call_from_object
 from toolgrade.extract._types import ExtractContext, Extraction, TextFormat
 
 __all__ = ["FORMATS"]
@@ -34,7 +35,7 @@ _MAX_FAILED_DECODES = 16
 def _add_call(found: Found, name: str, arguments: JsonValue, where: str) -> None:
     result = call_from_object({"name": name, "arguments": arguments})
     if result.call is None:
-        found.errors.append(parse_error(f"{where}: {result.problem}"))
+        found.problem(result.error(where))
     else:
         found.calls.append(result.call)
 
@@ -44,7 +45,7 @@ _OBJECT_START = re.compile(r"\s*\{")
 
 
 def _functionary_v3(text: str, ctx: ExtractContext) -> Extraction | None:
-    found = Found.empty()
+    found = Found()
     # v3.2's generation prompt ends with `>>>`, so the first recipient has no marker.
     starts = [0] if _FUNCTIONARY_HEAD.match(text) else []
     pos = text.find(">>>")
@@ -67,7 +68,7 @@ def _functionary_v3(text: str, ctx: ExtractContext) -> Extraction | None:
             found.errors.append(error_for(exc, where))
             continue
         _add_call(found, head.group(1), arguments, where)
-    return as_extraction(found, "functionary_v3")
+    return found.result("functionary_v3")
 
 
 # The name is what `_build.is_tool_name` accepts, so `<function={{ name }}>` never matches.
@@ -79,7 +80,7 @@ _UNCLOSED_OK = ("<function=", "<|eom_id|>", "<|eot_id|>")
 
 
 def _functionary_v31(text: str, ctx: ExtractContext) -> Extraction | None:
-    found = Found.empty()
+    found = Found()
     seen = failures = 0
     pos = 0
     while seen < _MAX_BLOCKS and (match := _FUNCTION_TAG.search(text, pos)) is not None:
@@ -110,7 +111,7 @@ def _functionary_v31(text: str, ctx: ExtractContext) -> Extraction | None:
         _add_call(found, name, arguments, where)
     if seen > MAX_CALLS:
         found.errors.append(cap_error())
-    return as_extraction(found, "functionary_v31")
+    return found.result("functionary_v31")
 
 
 FORMATS: list[TextFormat] = [

@@ -20,25 +20,30 @@ meant a call (a `name` and an `arguments`/`parameters` key, and in prose a known
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
-from toolgrade._json import JsonValue
+from toolgrade._json import JsonObject, JsonValue
+from toolgrade._toolcall import ARGUMENT_KEYS, NAME_KEYS
 from toolgrade.calls import ToolCall
-from toolgrade.extract._common import MAX_CALLS, cap_error
-from toolgrade.extract._json_scan import (
-    SINGLE_INPUT,
-    Found,
-    as_extraction,
-    call_from_object,
+from toolgrade.extract._build import Found
+from toolgrade.extract._common import (
+    MAX_CALLS,
+    cap_error,
     decode_at,
     error_for,
-    json_until,
     loads_fast,
-    looks_like_call_text,
     skip_space,
 )
-from toolgrade.extract._types import ExtractContext, Extraction, TextFormat
+from toolgrade.extract._json_scan import (
+    SINGLE_INPUT,
+    CallResult,
+    call_from_object,
+    json_until,
+    looks_like_call_text,
+)
+from toolgrade.extract._types import ExtractContext, Extraction, ExtractionProblem, TextFormat
 
-__all__ = ["FORMATS", "fenced_blocks", "generic_calls"]
+__all__ = ["FORMATS", "GenericCalls", "fenced_blocks", "generic_calls"]
 
 _FENCE_LANGS = frozenset(
     {"", "json", "jsonc", "json5", "tool_call", "tool_calls", "function_call", "functions"}
@@ -105,18 +110,34 @@ def _single_input(call: ToolCall, ctx: ExtractContext) -> ToolCall:
     return ToolCall.model_construct(name=call.name, arguments={param: call.arguments[SINGLE_INPUT]})
 
 
+def _call_shaped(obj: JsonObject) -> bool:
+    """Written as a call: `arguments`, LangChain's `tool_input`, or a name and arguments key."""
+    return (
+        "arguments" in obj
+        or "tool_input" in obj
+        or (any(k in obj for k in NAME_KEYS) and any(k in obj for k in ARGUMENT_KEYS))
+    )
+
+
 def _generic_call(
     value: JsonValue, ctx: ExtractContext, *, whole: bool
-) -> tuple[ToolCall, bool] | None:
-    """A call (and whether it used `parameters`) when `value` looks like one; else None."""
+) -> tuple[ToolCall, bool] | CallResult | None:
+    """A call (and whether it used `parameters`) when `value` looks like one; else None.
+
+    A whole reply or fenced block written as a call but malformed (no usable name,
+    arguments that are not an object, too deep) is the reader's failed `CallResult`.
+    """
     if not isinstance(value, dict):
         return None
     function = value.get("function")
     obj = function if isinstance(function, dict) else value
+    if _is_definition(obj):
+        return None
     langchain = "tool_input" in obj and "name" not in obj
     name = obj.get("tool" if langchain else "name")
-    if not isinstance(name, str) or _is_definition(obj):
-        return None
+    if not isinstance(name, str):
+        malformed = whole and _call_shaped(obj)
+        return call_from_object(value) if malformed else None
     offered = ctx.tools is not None and name.strip() in ctx.tools
     if not offered:
         # Without a known name it must be call-shaped; quoted in prose, it must name an
@@ -127,47 +148,62 @@ def _generic_call(
             return None
     result = call_from_object(value)
     if result.call is None:
-        return None
+        return result if whole else None
     call = result.call
     if langchain and isinstance(obj["tool_input"], str) and SINGLE_INPUT in call.arguments:
         call = _single_input(call, ctx)
     return call, "parameters" in obj and "arguments" not in obj
 
 
+class GenericCalls(NamedTuple):
+    """The calls of a decoded value, and the malformed calls among them."""
+
+    calls: list[ToolCall]
+    parameters: bool
+    """Whether every call used the `parameters` key (Llama's shape)."""
+    errors: list[ExtractionProblem]
+    """Call objects that are malformed (only in a whole reply or a whole fenced block)."""
+
+
 def generic_calls(
-    value: JsonValue, ctx: ExtractContext, *, whole: bool = False
-) -> tuple[list[ToolCall], bool] | None:
+    value: JsonValue, ctx: ExtractContext, *, whole: bool = False, where: str = "json"
+) -> GenericCalls | None:
     """Calls in a decoded value: one call object, a list of them, or `{"tool_calls": [...]}`.
 
     Args:
         value: decoded JSON.
         ctx: the offered tools.
         whole: the value is the whole reply or a whole fenced block, where a call object
-            is a call whatever its name; otherwise (JSON quoted in prose) its name must
-            be an offered tool when the tools are known.
+            is a call whatever its name, and a malformed one is a problem; otherwise
+            (JSON quoted in prose) its name must be an offered tool when the tools are
+            known, and a malformed one is prose.
+        where: how problems name the value.
 
     Returns:
-        The calls and whether all of them used the `parameters` key (Llama's shape), or
-        None when the value is not calls (a list counts only when every item is a call).
+        The calls, or None when the value is not calls (a list counts only when every
+        item is a call or a malformed call).
     """
     if isinstance(value, dict):
         for key in _WRAPPER_KEYS:
             inner = value.get(key)
             if inner is not None and len(value) == 1:
-                return generic_calls(inner, ctx, whole=whole)
+                return generic_calls(inner, ctx, whole=whole, where=where)
     items = value if isinstance(value, list) else [value]
     if not items:
         return None
     read = [_generic_call(item, ctx, whole=whole) for item in items]
     if any(r is None for r in read):
         return None
-    pairs = [r for r in read if r is not None]
-    return [call for call, _ in pairs], all(uses_params for _, uses_params in pairs)
+    pairs = [r for r in read if isinstance(r, tuple)]
+    errors = [r.error(where) for r in read if isinstance(r, CallResult)]
+    return GenericCalls(
+        [call for call, _ in pairs], all(uses_params for _, uses_params in pairs), errors
+    )
 
 
 def _broken(text: str, ctx: ExtractContext, where: str, exc: ValueError) -> Found:
     """An error for a whole reply or fenced block of broken JSON that meant a call."""
-    found = Found.empty()
+    found = Found()
     if looks_like_call_text(text[:_BROKEN_WINDOW], ctx, any_name=True):
         found.errors.append(error_for(exc, where))
     return found
@@ -183,11 +219,12 @@ def _xlam(text: str, ctx: ExtractContext) -> Extraction | None:
     try:
         value = loads_fast(body)
     except ValueError as exc:
-        return as_extraction(_broken(body, ctx, "xlam: JSON list", exc), "xlam")
-    read = generic_calls(value, ctx, whole=True) if isinstance(value, list) else None
+        return _broken(body, ctx, "xlam: JSON list", exc).result("xlam")
+    where = "xlam: JSON list"
+    read = generic_calls(value, ctx, whole=True, where=where) if isinstance(value, list) else None
     if read is None:
         return None
-    return Extraction(calls=tuple(read[0]), format="xlam")
+    return Extraction(calls=tuple(read.calls), format="xlam", errors=tuple(read.errors))
 
 
 class _FenceReader:
@@ -198,7 +235,7 @@ class _FenceReader:
     def __init__(self, text: str, ctx: ExtractContext) -> None:
         self.text = text
         self.ctx = ctx
-        self.found = Found.empty()
+        self.found = Found()
         self.retries = 0
 
     def block(self, body_start: int, end: int, where: str) -> int:
@@ -223,9 +260,9 @@ class _FenceReader:
                 self.found.add(broken.calls, broken.errors)
                 return end
             value, end = read[0][0], read[1]
-        calls = generic_calls(value, self.ctx, whole=True)
+        calls = generic_calls(value, self.ctx, whole=True, where=where)
         if calls is not None:
-            self.found.calls.extend(calls[0])
+            self.found.add(calls.calls, calls.errors)
         return end
 
 
@@ -251,7 +288,7 @@ def _fenced_json(text: str, ctx: ExtractContext) -> Extraction | None:
         pos = text.find("```", end + 3)
     if index > MAX_CALLS:
         reader.found.errors.append(cap_error())
-    return as_extraction(reader.found, "fenced_json")
+    return reader.found.result("fenced_json")
 
 
 def _whole_object(text: str, ctx: ExtractContext) -> Extraction | None:
@@ -266,11 +303,12 @@ def _whole_object(text: str, ctx: ExtractContext) -> Extraction | None:
     read = generic_calls(value, ctx, whole=True)
     if read is None:
         return None  # not a call itself; calls quoted inside it are still looked for
-    return Extraction(calls=tuple(read[0]), format="llama3_json" if read[1] else "json")
+    name = "llama3_json" if read.calls and read.parameters else "json"
+    return Extraction(calls=tuple(read.calls), format=name, errors=tuple(read.errors))
 
 
 def _bare_json(text: str, ctx: ExtractContext) -> Extraction | None:
-    found = Found.empty()
+    found = Found()
     all_params = True
     consumed = failures = 0
     # A broken list's error covers the broken items inside it, which are candidates too.
@@ -300,10 +338,10 @@ def _bare_json(text: str, ctx: ExtractContext) -> Extraction | None:
         consumed = end
         read = generic_calls(value, ctx)
         if read is not None:
-            found.calls.extend(read[0])
-            all_params = all_params and read[1]
+            found.calls.extend(read.calls)
+            all_params = all_params and read.parameters
     name = "llama3_json" if found.calls and all_params else "json"
-    return as_extraction(found, name)
+    return found.result(name)
 
 
 FORMATS: list[TextFormat] = [

@@ -6,18 +6,10 @@ the remaining JSON-bodied formats that vLLM's and SGLang's tool parsers know.
 
 from __future__ import annotations
 
-from json import JSONDecodeError
-
 from toolgrade._json import JsonValue
 from toolgrade.extract._build import Finder, Found, is_tool_name
-from toolgrade.extract._common import (
-    JSON_DECODER,
-    MAX_DEPTH,
-    NumberTooLarge,
-    json_depth,
-    loads_bounded,
-)
-from toolgrade.extract._json_scan import json_until, skip_space
+from toolgrade.extract._common import decode_at, error_for, loads_fast, skip_space
+from toolgrade.extract._json_scan import json_until
 from toolgrade.extract._types import ExtractContext, Extraction, TextFormat
 
 __all__ = [
@@ -39,32 +31,27 @@ _MAX_FAILED_DECODES = 16
 def json_list(body: str, found: Found, ctx: ExtractContext, *, where: str) -> None:
     """Record the calls of a JSON call object or list of them (`{"name", "arguments"}`)."""
     try:
-        value = loads_bounded(body)
+        value = loads_fast(body)
     except ValueError as exc:
-        found.error(f"{where}: {exc}")
+        found.problem(error_for(exc, where))
         return
     for item in value if isinstance(value, list) else [value]:
         found.json_item(item, ctx, where=where)
 
 
-def _json_values(body: str) -> list[JsonValue] | str:
-    """JSON values written one after the other (whitespace between); the problem as text."""
-    if json_depth(body) > MAX_DEPTH:
-        return f"JSON nested deeper than {MAX_DEPTH} levels"
+def _json_values(body: str) -> list[JsonValue]:
+    """JSON values written one after the other (whitespace between).
+
+    Raises:
+        ValueError: not JSON values (`TooDeepError` for one nested too deeply).
+    """
     values: list[JsonValue] = []
-    pos = 0
-    while True:
-        while pos < len(body) and body[pos] in " \t\r\n":
-            pos += 1
-        if pos >= len(body):
-            return values
-        try:
-            value, pos = JSON_DECODER.raw_decode(body, pos)
-        except JSONDecodeError as exc:
-            return f"invalid JSON: {exc.msg} at char {exc.pos}"
-        except NumberTooLarge as exc:
-            return f"invalid JSON: {exc}"
+    pos = skip_space(body, 0)
+    while pos < len(body):
+        value, pos = decode_at(body, pos)
         values.append(value)
+        pos = skip_space(body, pos)
+    return values
 
 
 _APERTUS_START = "<|tools_prefix|>"
@@ -83,7 +70,7 @@ def parse_apertus(text: str, ctx: ExtractContext) -> Extraction | None:
             break
         pos = end + len(_APERTUS_END)
         try:
-            value = loads_bounded(text[body_start:end])
+            value = loads_fast(text[body_start:end])
         except ValueError as exc:
             found.error(f"Apertus tool calls: {exc}")
             continue
@@ -126,9 +113,10 @@ def _tagged(
         if not several:
             json_list(body, found, ctx, where=fmt)
             continue
-        values = _json_values(body)
-        if isinstance(values, str):
-            found.error(f"{fmt}: {values}")
+        try:
+            values = _json_values(body)
+        except ValueError as exc:
+            found.problem(error_for(exc, fmt))
             continue
         for value in values:
             found.json_item(value, ctx, where=fmt)
@@ -150,8 +138,13 @@ def parse_minimax_m1(text: str, ctx: ExtractContext) -> Extraction | None:
     end = text.find("</tool_calls>", start)
     if start == -1 or end == -1:
         return None
-    values = _json_values(text[start + len("<tool_calls>") : end])
-    if isinstance(values, str) or len(values) < 2:
+    body = text[start + len("<tool_calls>") : end]
+    try:
+        several = len(_json_values(body)) >= 2
+    except ValueError:
+        # Broken or refused JSON: one call per line is what makes it this format.
+        several = sum(line.lstrip().startswith("{") for line in body.splitlines()) >= 2
+    if not several:
         return None
     return _tagged(
         text, ctx, fmt="minimax_m1", tags=("<tool_calls>", "</tool_calls>"), several=True
@@ -187,16 +180,10 @@ def parse_granite_20b_fc(text: str, ctx: ExtractContext) -> Extraction | None:
         body = part.strip()
         if not body.startswith("{"):
             continue  # the tag named in prose, not a call
-        if json_depth(body) > MAX_DEPTH:
-            found.error(f"granite_20b_fc call #{index}: JSON nested deeper than {MAX_DEPTH}")
-            continue
         try:
-            value, _ = JSON_DECODER.raw_decode(body)
-        except JSONDecodeError as exc:
-            found.error(f"granite_20b_fc call #{index}: invalid JSON: {exc.msg}")
-            continue
-        except NumberTooLarge as exc:
-            found.error(f"granite_20b_fc call #{index}: invalid JSON: {exc}")
+            value, _ = decode_at(body, 0)
+        except ValueError as exc:
+            found.problem(error_for(exc, f"granite_20b_fc call #{index}"))
             continue
         found.json_item(value, ctx, where=f"granite_20b_fc call #{index}")
     return found.result()

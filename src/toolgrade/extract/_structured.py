@@ -15,7 +15,7 @@ from typing import Literal
 from toolgrade.calls import ToolCall
 from toolgrade.extract._common import MAX_DEPTH, MAX_OUTPUT_CHARS, parse_error
 from toolgrade.extract._json_scan import call_from_object
-from toolgrade.extract._types import Extraction, ExtractionError
+from toolgrade.extract._types import Extraction, ExtractionProblem
 
 __all__ = ["STRUCTURED", "Shape", "StructuredFormat", "parse_structured", "shape_of"]
 
@@ -63,7 +63,7 @@ def _content_text(content: object) -> str | None:
     return None
 
 
-def _too_big(value: object) -> ExtractionError | None:
+def _too_big(value: object) -> ExtractionProblem | None:
     """Refuse mappings nested deeper than `MAX_DEPTH` or holding over `MAX_OUTPUT_CHARS`."""
     stack: list[tuple[object, int]] = [(value, 0)]
     chars = 0
@@ -72,7 +72,7 @@ def _too_big(value: object) -> ExtractionError | None:
         if isinstance(item, str):
             chars += len(item)
             if chars > MAX_OUTPUT_CHARS:
-                return ExtractionError(
+                return ExtractionProblem(
                     reason="too_large", message=f"output over {MAX_OUTPUT_CHARS} characters"
                 )
             continue
@@ -84,21 +84,21 @@ def _too_big(value: object) -> ExtractionError | None:
         else:
             continue
         if depth >= MAX_DEPTH:
-            return ExtractionError(
+            return ExtractionProblem(
                 reason="too_deep", message=f"output nested deeper than {MAX_DEPTH} levels"
             )
         stack.extend((child, depth + 1) for child in children)
     return None
 
 
-def _message_shape(message: Mapping[str, object], *, ollama: bool) -> Shape | ExtractionError:
+def _message_shape(message: Mapping[str, object], *, ollama: bool) -> Shape | ExtractionProblem:
     text = _content_text(message.get("content"))
     if text is None:
         return parse_error("message content is neither text nor a list of parts")
     return Shape(text=text, message=message, ollama=ollama)
 
 
-def shape_of(output: Mapping[str, object]) -> Shape | ExtractionError:
+def shape_of(output: Mapping[str, object]) -> Shape | ExtractionProblem:
     """Find the assistant message (or text) in a message or a whole response mapping.
 
     Accepted: an OpenAI chat completion (`choices[0].message`), a legacy completion
@@ -129,7 +129,7 @@ def shape_of(output: Mapping[str, object]) -> Shape | ExtractionError:
     return parse_error("not a chat message or response: no content, tool_calls or choices")
 
 
-def _one_call(item: object, where: str) -> tuple[ToolCall | None, ExtractionError | None, bool]:
+def _one_call(item: object, where: str) -> tuple[ToolCall | None, ExtractionProblem | None, bool]:
     """Read one structured call; the flag says whether its arguments were an object."""
     if not isinstance(item, Mapping):
         return None, parse_error(f"{where}: a tool call must be an object"), False
@@ -138,7 +138,7 @@ def _one_call(item: object, where: str) -> tuple[ToolCall | None, ExtractionErro
         return None, parse_error(f"{where}: 'function' must be an object"), False
     result = call_from_object(dict(function))
     if result.call is None:
-        return None, parse_error(f"{where}: {result.problem}"), False
+        return None, result.error(where), False
     raw = function.get("arguments", function.get("parameters"))
     return result.call, None, isinstance(raw, Mapping)
 
@@ -154,7 +154,7 @@ def parse_structured(shape: Shape) -> Extraction | None:
         if not isinstance(tool_calls, Sequence) or isinstance(tool_calls, str):
             return Extraction(format="openai", errors=(parse_error("tool_calls is not a list"),))
         calls: list[ToolCall] = []
-        errors: list[ExtractionError] = []
+        errors: list[ExtractionProblem] = []
         objects = shape.ollama
         for index, item in enumerate(tool_calls):
             call, error, as_object = _one_call(item, f"tool_calls[{index}]")

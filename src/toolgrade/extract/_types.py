@@ -14,21 +14,21 @@ from toolgrade.calls import ToolCall
 __all__ = [
     "ExtractContext",
     "Extraction",
-    "ExtractionError",
-    "ExtractionErrorReason",
+    "ExtractionProblem",
+    "ExtractionProblemReason",
     "ParseFn",
     "TextFormat",
 ]
 
-ExtractionErrorReason = Literal["parse_error", "too_large", "too_deep", "unknown_format"]
+ExtractionProblemReason = Literal["parse_error", "too_large", "too_deep", "unknown_format"]
 
 
-class ExtractionError(BaseModel):
+class ExtractionProblem(BaseModel):
     """A recognisable but malformed call, or input refused for its size or depth."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    reason: ExtractionErrorReason
+    reason: ExtractionProblemReason
     """A reason code."""
     message: str
     """What was wrong, for people."""
@@ -43,7 +43,7 @@ class Extraction(BaseModel):
     """The well-formed calls, in output order."""
     format: str = "none"
     """The format recognised (`none` when the output holds no call)."""
-    errors: tuple[ExtractionError, ...] = ()
+    errors: tuple[ExtractionProblem, ...] = ()
     """Malformed calls and refused input; model misbehaviour is data, not an exception."""
 
     @property

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade.extract._build import Found, is_tool_name, json_arguments
-from toolgrade.extract._common import NumberTooLarge, loads_bounded, read_float, read_int
+from toolgrade.extract._common import NumberTooLarge, loads_fast, read_float, read_int
 from toolgrade.extract._pyliteral import NotLiteral, parse_python_literal
 from toolgrade.extract._types import ExtractContext, Extraction
 
@@ -62,7 +62,7 @@ def untyped_value(raw: str) -> JsonValue:
     if not text or text[0] not in _JSON_START:
         return raw
     try:
-        return loads_bounded(text)
+        return loads_fast(text)
     except ValueError:
         pass
     if text[0] in "{[":
@@ -151,7 +151,7 @@ def _convert(text: str, kind: str) -> object:
         lowered = text.lower()
         return lowered == "true" if lowered in ("true", "false") else _FAILED
     wanted = dict if kind == "object" else list
-    for decode in (loads_bounded, parse_python_literal):
+    for decode in (loads_fast, parse_python_literal):
         try:
             value = decode(text)
         except NumberTooLarge:

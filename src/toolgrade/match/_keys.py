@@ -12,8 +12,8 @@ compared with many others, e.g. a value against every member of an `enum`.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
-from typing import cast
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any, cast
 
 __all__ = ["deep_key", "same_arguments"]
 
@@ -91,19 +91,14 @@ def same_arguments(expected: Mapping[str, object], actual: Mapping[str, object])
         if a is missing:
             return False
         kind = type(e)
-        # Nearly every value meets one of the same plain type: compare it inline or by a
-        # direct call, since a call per value is most of the cost at this size.
-        if kind is type(a):
-            if kind in _ATOMS:
-                same = e == a  # not `is`: NaN equals nothing, as compare_values says
-            elif kind is dict:
-                same = same_arguments(e, a)  # type: ignore[arg-type]
-            elif kind is list:
-                same = _same_items(e, a)  # type: ignore[arg-type]
-            else:
-                same = _same_value(e, a)
-        else:
+        # Atoms of one type are compared inline (a call per value is most of the cost);
+        # containers of one type through `_SAME_KIND`, anything else by `_same_value`.
+        if kind is not type(a):
             same = _same_value(e, a)
+        elif kind in _ATOMS:
+            same = e == a  # not `is`: NaN equals nothing, as compare_values says
+        else:
+            same = _SAME_KIND.get(kind, _same_value)(e, a)
         if not same:
             return False
     return True
@@ -113,32 +108,25 @@ def _same_items(expected: list[object], actual: list[object]) -> bool:
     if len(expected) != len(actual):
         return False
     for e, a in zip(expected, actual, strict=True):
-        kind = type(e)  # the same dispatch as in same_arguments
-        if kind is type(a):
-            if kind in _ATOMS:
-                same = e == a
-            elif kind is dict:
-                same = same_arguments(e, a)  # type: ignore[arg-type]
-            elif kind is list:
-                same = _same_items(e, a)  # type: ignore[arg-type]
-            else:
-                same = _same_value(e, a)
-        else:
+        kind = type(e)  # as in same_arguments
+        if kind is not type(a):
             same = _same_value(e, a)
+        elif kind in _ATOMS:
+            same = e == a
+        else:
+            same = _SAME_KIND.get(kind, _same_value)(e, a)
         if not same:
             return False
     return True
 
 
 def _same_value(expected: object, actual: object) -> bool:
+    """Two values under plain deep equality, whatever their kinds."""
     kind = type(expected)
     if kind is type(actual):
-        if kind is dict:
-            return same_arguments(
-                cast(dict[str, object], expected), cast(dict[str, object], actual)
-            )
-        if kind is list:
-            return _same_items(cast(list[object], expected), cast(list[object], actual))
+        same_kind = _SAME_KIND.get(kind)
+        if same_kind is not None:
+            return same_kind(expected, actual)
         if kind in _ATOMS:
             return expected == actual
     elif kind in _NUMBERS and type(actual) in _NUMBERS:
@@ -147,3 +135,7 @@ def _same_value(expected: object, actual: object) -> bool:
         return False  # different JSON kinds, or a boolean against a number
     # Tuples, other mappings and unknown types: the keys define their equality.
     return deep_key(expected) == deep_key(actual)
+
+
+_SAME_KIND: dict[type, Callable[[Any, Any], bool]] = {dict: same_arguments, list: _same_items}
+"""The one table of how two containers of the same kind are compared."""

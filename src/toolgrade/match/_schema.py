@@ -8,8 +8,10 @@ property is `missing`, a property that `additionalProperties: false` forbids is
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError, ValidationError
@@ -17,35 +19,43 @@ from jsonschema.protocols import Validator
 from jsonschema.validators import validator_for
 
 from toolgrade._json import JsonObject, JsonValue
+from toolgrade._memo import IdentityMemo
 from toolgrade.errors import SuiteError
-from toolgrade.match._fastschema import is_certainly_valid, is_simple
+from toolgrade.match._fastschema import QuickValidator, quick_validator, quickly_valid
 from toolgrade.match._values import REQUIRED_BY_SCHEMA, Mismatch
 
 __all__ = ["json_path", "merge_mismatches", "schema_mismatches"]
 
-_CACHE_SIZE = 256
-# id(schema) -> (schema, validator, simple); the schema is kept so that its id cannot be
-# reused by another object while the entry lives.
-_validators: dict[int, tuple[JsonObject, Validator, bool]] = {}
 _MAX_MESSAGE = 200
 
 
-def _validator(schema: JsonObject) -> tuple[Validator, bool]:
-    """The schema's validator, and whether the fast path understands the schema."""
-    cached = _validators.get(id(schema))
-    if cached is not None and cached[0] is schema:
-        return cached[1], cached[2]
+@dataclass(frozen=True, slots=True)
+class _Compiled:
+    """A schema's validators, and a copy of the schema they were compiled from."""
+
+    snapshot: JsonObject
+    detailed: Validator
+    quick: QuickValidator | None
+
+
+def _compile(schema: JsonObject) -> _Compiled:
     cls = validator_for(schema, default=Draft202012Validator)
     try:
         cls.check_schema(schema)
     except SchemaError as exc:
         raise SuiteError(f"invalid tool parameters schema: {exc.message}") from None
-    validator = cls(schema)
-    simple = is_simple(schema)
-    if len(_validators) >= _CACHE_SIZE:
-        _validators.clear()
-    _validators[id(schema)] = (schema, validator, simple)
-    return validator, simple
+    return _Compiled(copy.deepcopy(schema), cls(schema), quick_validator(schema))
+
+
+def _unchanged(schema: JsonObject, compiled: _Compiled) -> bool:
+    # A schema is a plain dict that its owner may still change: compiled validators are
+    # reused only while it equals the copy they were compiled from (a C-speed comparison).
+    return compiled.snapshot == schema
+
+
+# Compiled once per schema object (while it is unchanged), by identity: tools are shared
+# by every call and case that uses them.
+_COMPILED: IdentityMemo[JsonObject, _Compiled] = IdentityMemo(256)
 
 
 def json_path(parts: Iterable[str | int], root: str = "$") -> str:
@@ -77,11 +87,11 @@ def schema_mismatches(arguments: JsonObject, schema: JsonObject | None) -> list[
     """
     if not schema:
         return []
-    validator, simple = _validator(schema)
-    if simple and is_certainly_valid(arguments, schema):
+    compiled = _COMPILED.get(schema, _compile, fresh=_unchanged)
+    if quickly_valid(compiled.quick, arguments):
         return []
     found: dict[tuple[str, str], Mismatch] = {}
-    for error in validator.iter_errors(arguments):
+    for error in compiled.detailed.iter_errors(arguments):
         for mismatch in _convert(error):
             found.setdefault((mismatch.path, mismatch.reason), mismatch)
     return sorted(found.values(), key=lambda m: m.path)

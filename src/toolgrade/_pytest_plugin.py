@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from toolgrade.cli._options import MarkerOption
     from toolgrade.metrics import RunMetrics
     from toolgrade.results import RunResult
 
@@ -36,21 +37,8 @@ __all__ = [
     "toolgrade_suite",
 ]
 
-_SELECTION_KEYS = (
-    "tags",
-    "all_tags",
-    "categories",
-    "difficulties",
-    "ids",
-    "sample",
-    "seed",
-    "limit",
-)
-_RUN_KEYS = (
-    "timeout", "concurrency", "rubric", "profile", "mode", "base_url", "repeat", "temperature",
-    "persist",
-)  # fmt: skip
-
+_OWN_KEYS = frozenset({"suite", "model", "min_accuracy", "persist"})
+"""The marker's own keywords; the others are options of `toolgrade run` (see `_keys`)."""
 
 _SHORTFALL = pytest.StashKey[str]()
 """The failure text of a suite below its `min_accuracy`, left by the fixture for the call."""
@@ -90,10 +78,16 @@ def toolgrade_suite(request: pytest.FixtureRequest) -> SuiteOutcome:
             "toolgrade_suite needs @pytest.mark.toolgrade(suite=..., model=...)", pytrace=False
         )
     options = dict(marker.kwargs)
-    unknown = set(options) - {"suite", "model", "min_accuracy", *_SELECTION_KEYS, *_RUN_KEYS}
+    selection_keys, run_keys = _keys()
+    known = {**selection_keys, **run_keys}
+    unknown = set(options) - known.keys() - _OWN_KEYS
     if unknown:
         pytest.fail(f"unknown toolgrade marker options: {sorted(unknown)}", pytrace=False)
-    outcome = _run(options)
+    for key, value in options.items():
+        problem = known[key].problem(key, value) if key in known else None
+        if problem is not None:
+            pytest.fail(f"toolgrade marker option {problem}", pytrace=False)
+    outcome = _run(options, selection_keys=tuple(selection_keys), run_keys=tuple(run_keys))
     bound = options.get("min_accuracy")
     if bound is not None and outcome.metrics.accuracy.rate < float(bound):
         # Failing here would make pytest report a setup ERROR: leave it for the call.
@@ -111,15 +105,33 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     return (yield)
 
 
-def _run(options: dict[str, Any]) -> SuiteOutcome:
+def _keys() -> tuple[dict[str, MarkerOption], dict[str, MarkerOption]]:
+    """The marker keywords that are options of `toolgrade run`: selection, then run.
+
+    They are declared with the options themselves (`option(..., marker=KEY)`), under the
+    name `Selection` and `RunOptions` give them, with the options' bounds and choices.
+    """
+    from toolgrade.cli._options import marker_options
+    from toolgrade.cli._run_options import RequestOptions, ScoringOptions
+    from toolgrade.cli._selection import SelectionOptions
+
+    return marker_options(SelectionOptions), marker_options(ScoringOptions, RequestOptions)
+
+
+def _run(
+    options: dict[str, Any], *, selection_keys: tuple[str, ...], run_keys: tuple[str, ...]
+) -> SuiteOutcome:
     import toolgrade
 
     selection = toolgrade.Selection(
-        **{k: _tuple(options[k]) for k in _SELECTION_KEYS if k in options}
+        **{k: _tuple(options[k]) for k in selection_keys if k in options}
     )
     suite = toolgrade.select_cases(toolgrade.load_suite(options["suite"]), selection)
     # A test run leaves no run folder behind unless asked to (persist=True).
-    run_options = {"persist": False, **{k: options[k] for k in _RUN_KEYS if k in options}}
+    run_options = {
+        "persist": options.get("persist", False),
+        **{k: options[k] for k in run_keys if k in options},
+    }
     run = toolgrade.run_suite(suite, options["model"], options=toolgrade.RunOptions(**run_options))
     return SuiteOutcome(run=run, metrics=toolgrade.compute_metrics(run))
 

@@ -142,3 +142,46 @@ def test_plugin_fixture_without_marker_fails_clearly(pytester: pytest.Pytester) 
     result.stdout.fnmatch_lines(
         ["*toolgrade_suite needs @pytest.mark.toolgrade(suite=..., model=...)*"]
     )
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ("concurrency=0", "*toolgrade marker option concurrency must be at least 1, got 0*"),
+        ("rubric='strict'", "*rubric must be one of binary, partial, f1, got 'strict'*"),
+        ("colour='red'", "*unknown toolgrade marker options: ?'colour'?"),
+    ],
+)
+def test_plugin_marker_bad_option_fails_clearly(
+    pytester: pytest.Pytester, options: str, message: str
+) -> None:
+    suite, responses = _suite_and_responses(pytester.path, right=1, wrong=0)
+    pytester.makepyfile(
+        f"""
+        import pytest
+
+        @pytest.mark.toolgrade(suite={str(suite)!r}, model="replay/{responses.as_posix()}",
+                               {options})
+        def test_suite(toolgrade_suite):
+            pass
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines([message])
+
+
+def test_plugin_marker_run_options_reach_the_run(pytester: pytest.Pytester) -> None:
+    suite, responses = _suite_and_responses(pytester.path, right=2, wrong=0)
+    pytester.makepyfile(
+        f"""
+        import pytest
+
+        @pytest.mark.toolgrade(suite={str(suite)!r}, model="replay/{responses.as_posix()}",
+                               repeat=2, ids=["c1"], rubric="partial")
+        def test_suite(toolgrade_suite):
+            assert [r.case_id for r in toolgrade_suite.run.results] == ["c1", "c1"]
+            assert toolgrade_suite.run.rubric == "partial"
+        """
+    )
+    pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)

@@ -1,8 +1,15 @@
-"""The options `toolgrade run` and `toolgrade evaluate` share, and their checking."""
+"""The option groups of `toolgrade run` and `toolgrade evaluate`, and their checking.
+
+`ScoringOptions` and `PostOptions` belong to both commands, `RequestOptions` to `run`
+alone (`evaluate` replays recorded answers: there is no request to shape); the case
+selection is `SelectionOptions` (`cli/_selection.py`). The fields marked `marker=` are
+also keywords of `@pytest.mark.toolgrade(...)`, under the `RunOptions` name.
+"""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -10,27 +17,17 @@ import typer
 
 import toolgrade
 from toolgrade._json import JsonValue
+from toolgrade.cli._options import option
 from toolgrade.cli._post import PostRunOptions
 
 __all__ = [
-    "AlphaOpt",
-    "BaselineOpt",
-    "ConcurrencyOpt",
-    "DbOpt",
-    "FailOpt",
-    "JunitOpt",
-    "LabelOpt",
-    "MarkdownOpt",
-    "ProfileOpt",
-    "QuietOpt",
-    "RepeatOpt",
-    "ReportOpt",
-    "RubricOpt",
+    "OUT_PANEL",
+    "RUN_PANEL",
+    "PostOptions",
+    "RequestOptions",
+    "ScoringOptions",
     "SuiteOpt",
-    "ThresholdOpt",
-    "TimeoutOpt",
     "key_values",
-    "post_options",
     "suite_source",
 ]
 
@@ -41,81 +38,202 @@ SuiteOpt = Annotated[
     str | None,
     typer.Option("--suite", "-s", help="Suite file, folder or built-in name (coding-agent)."),
 ]
-TimeoutOpt = Annotated[
-    float, typer.Option(min=0.001, help="Seconds allowed per case.", rich_help_panel=RUN_PANEL)
-]
-ConcurrencyOpt = Annotated[
-    int, typer.Option(min=1, help="Cases in flight at once.", rich_help_panel=RUN_PANEL)
-]
-RepeatOpt = Annotated[
-    int,
-    typer.Option(
-        min=1, help="Run each case K times (consistency, pass^k).", rich_help_panel=RUN_PANEL
-    ),
-]
-RubricOpt = Annotated[
-    Literal["binary", "partial", "f1"] | None,
-    typer.Option(help="Scoring rubric (default: the suite's).", rich_help_panel=RUN_PANEL),
-]
-ProfileOpt = Annotated[
-    str, typer.Option(help="Matching profile: default or bfcl.", rich_help_panel=RUN_PANEL)
-]
-BaselineOpt = Annotated[
-    str | None,
-    typer.Option(
-        help="Compare with this run (id, tag or exported file).", rich_help_panel=OUT_PANEL
-    ),
-]
-FailOpt = Annotated[
-    bool,
-    typer.Option(
-        "--fail-on-regression",
-        help="Exit 1 on a regression vs --baseline.",
-        rich_help_panel=OUT_PANEL,
-    ),
-]
-ThresholdOpt = Annotated[
-    float,
-    typer.Option(
-        min=0, help="Accuracy drop, in points, that is a regression.", rich_help_panel=OUT_PANEL
-    ),
-]
-AlphaOpt = Annotated[
-    float,
-    typer.Option(
-        min=0, max=1, help="Significance level of McNemar's test.", rich_help_panel=OUT_PANEL
-    ),
-]
-ReportOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--report",
-        metavar="FORMAT=PATH",
-        help="Write a report (repeatable).",
-        rich_help_panel=OUT_PANEL,
-    ),
-]
-JunitOpt = Annotated[
-    Path | None, typer.Option(help="Write a JUnit XML report.", rich_help_panel=OUT_PANEL)
-]
-MarkdownOpt = Annotated[
-    Path | None, typer.Option(help="Write a Markdown report.", rich_help_panel=OUT_PANEL)
-]
-LabelOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--label", help="Label the run, e.g. baseline (repeatable).", rich_help_panel=OUT_PANEL
-    ),
-]
-QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")]
-DbOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--db",
-        help="History database (default TOOLGRADE_HOME/toolgrade.db).",
-        rich_help_panel=OUT_PANEL,
-    ),
-]
+
+
+@dataclass(frozen=True, slots=True)
+class ScoringOptions:
+    """How cases are run and scored: `--timeout` ... `--profile` (run and evaluate)."""
+
+    timeout: float = field(
+        default=60.0,
+        metadata=option(
+            min=0.001, help="Seconds allowed per case.", panel=RUN_PANEL, marker="timeout"
+        ),
+    )
+    concurrency: int = field(
+        default=4,
+        metadata=option(
+            min=1, help="Cases in flight at once.", panel=RUN_PANEL, marker="concurrency"
+        ),
+    )
+    repeat: int = field(
+        default=1,
+        metadata=option(
+            min=1,
+            help="Run each case K times (consistency, pass^k).",
+            panel=RUN_PANEL,
+            marker="repeat",
+        ),
+    )
+    rubric: Literal["binary", "partial", "f1"] | None = field(
+        default=None,
+        metadata=option(
+            help="Scoring rubric (default: the suite's).", panel=RUN_PANEL, marker="rubric"
+        ),
+    )
+    profile: str = field(
+        default="default",
+        metadata=option(
+            help="Matching profile: default or bfcl.", panel=RUN_PANEL, marker="profile"
+        ),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class RequestOptions:
+    """How requests are sent to a model server: `--mode` ... `--no-warmup` (run only)."""
+
+    mode: Literal["native", "prompt"] = field(
+        default="native",
+        metadata=option(
+            help="Tools in the request, or described in the prompt.", panel=RUN_PANEL, marker="mode"
+        ),
+    )
+    base_url: str | None = field(
+        default=None,
+        metadata=option(
+            help="Server URL (default: the provider's).", panel=RUN_PANEL, marker="base_url"
+        ),
+    )
+    temperature: float = field(
+        default=0.0,
+        metadata=option(min=0, help="Sampling temperature.", panel=RUN_PANEL, marker="temperature"),
+    )
+    max_retries: int = field(
+        default=3,
+        metadata=option(min=0, help="Retries on connection errors, 429, 5xx.", panel=RUN_PANEL),
+    )
+    extra: list[str] | None = field(
+        default=None,
+        metadata=option(
+            "--option",
+            metavar="KEY=VALUE",
+            help="Extra request option, e.g. num_ctx=8192 (repeatable; VALUE as JSON).",
+            panel=RUN_PANEL,
+        ),
+    )
+    max_tokens: int = field(
+        default=toolgrade.DEFAULT_MAX_TOKENS,
+        metadata=option(
+            min=0,
+            help="Cap each answer at N tokens, so a runaway answer costs no timeout (0: no cap).",
+            panel=RUN_PANEL,
+        ),
+    )
+    no_stream: bool = field(
+        default=False,
+        metadata=option(
+            "--no-stream",
+            help="Ask for whole answers instead of streamed ones (no time to first token).",
+            panel=RUN_PANEL,
+        ),
+    )
+    no_warmup: bool = field(
+        default=False,
+        metadata=option(
+            "--no-warmup",
+            help="Skip the untimed warm-up request sent to a server before the cases.",
+            panel=RUN_PANEL,
+        ),
+    )
+
+    def settings(self, *, seed: int | None) -> toolgrade.BackendSettings:
+        """The request settings (timeout and connections are the run's to set).
+
+        Raises:
+            ConfigError: an `--option` that is not KEY=VALUE.
+        """
+        return toolgrade.BackendSettings(
+            seed=seed,
+            mode=self.mode,
+            base_url=self.base_url,
+            temperature=self.temperature,
+            max_retries=self.max_retries,
+            max_tokens=None if self.max_tokens == 0 else self.max_tokens,
+            stream=not self.no_stream,
+            options=key_values(self.extra or []),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PostOptions:
+    """What is done with the finished run: `--baseline` ... `--quiet` (run and evaluate)."""
+
+    baseline: str | None = field(
+        default=None,
+        metadata=option(help="Compare with this run (id, tag or exported file).", panel=OUT_PANEL),
+    )
+    fail_on_regression: bool = field(
+        default=False,
+        metadata=option(
+            "--fail-on-regression", help="Exit 1 on a regression vs --baseline.", panel=OUT_PANEL
+        ),
+    )
+    threshold: float = field(
+        default=2.0,
+        metadata=option(
+            min=0, help="Accuracy drop, in points, that is a regression.", panel=OUT_PANEL
+        ),
+    )
+    alpha: float = field(
+        default=0.05,
+        metadata=option(
+            min=0, max=1, help="Significance level of McNemar's test.", panel=OUT_PANEL
+        ),
+    )
+    report: list[str] | None = field(
+        default=None,
+        metadata=option(
+            "--report", metavar="FORMAT=PATH", help="Write a report (repeatable).", panel=OUT_PANEL
+        ),
+    )
+    junit: Path | None = field(
+        default=None, metadata=option(help="Write a JUnit XML report.", panel=OUT_PANEL)
+    )
+    markdown: Path | None = field(
+        default=None, metadata=option(help="Write a Markdown report.", panel=OUT_PANEL)
+    )
+    label: list[str] | None = field(
+        default=None,
+        metadata=option(
+            "--label", help="Label the run, e.g. baseline (repeatable).", panel=OUT_PANEL
+        ),
+    )
+    db: Path | None = field(
+        default=None,
+        metadata=option(
+            "--db", help="History database (default TOOLGRADE_HOME/toolgrade.db).", panel=OUT_PANEL
+        ),
+    )
+    quiet: bool = field(
+        default=False, metadata=option("--quiet", "-q", help="Print nothing but errors.")
+    )
+
+    def post_run(self) -> PostRunOptions:
+        """The options that act on the finished run, checked.
+
+        Raises:
+            ConfigError: a `--report` that is not FORMAT=PATH.
+        """
+        files: dict[str, Path] = {}
+        for item in self.report or []:
+            fmt, sep, path = item.partition("=")
+            if not sep or not fmt.strip() or not path.strip():
+                raise toolgrade.ConfigError(f"--report needs FORMAT=PATH, got {item!r}")
+            files[fmt.strip().lower()] = Path(path.strip())
+        if self.junit is not None:
+            files["junit"] = self.junit
+        if self.markdown is not None:
+            files["markdown"] = self.markdown
+        return PostRunOptions(
+            baseline=self.baseline,
+            fail_on_regression=self.fail_on_regression,
+            threshold=self.threshold,
+            alpha=self.alpha,
+            reports=files,
+            quiet=self.quiet,
+            db=self.db,
+        )
 
 
 def suite_source(suite: str) -> str:
@@ -140,41 +258,3 @@ def key_values(items: list[str]) -> dict[str, JsonValue]:
         except ValueError:
             out[key.strip()] = text  # a bare word is a string
     return out
-
-
-def post_options(
-    *,
-    baseline: str | None,
-    fail_on_regression: bool,
-    threshold: float,
-    alpha: float,
-    reports: list[str] | None,
-    junit: Path | None,
-    markdown: Path | None,
-    quiet: bool,
-    db: Path | None = None,
-) -> PostRunOptions:
-    """The options that act on the finished run, checked.
-
-    Raises:
-        ConfigError: a `--report` that is not FORMAT=PATH.
-    """
-    files: dict[str, Path] = {}
-    for item in reports or []:
-        fmt, sep, path = item.partition("=")
-        if not sep or not fmt.strip() or not path.strip():
-            raise toolgrade.ConfigError(f"--report needs FORMAT=PATH, got {item!r}")
-        files[fmt.strip().lower()] = Path(path.strip())
-    if junit is not None:
-        files["junit"] = junit
-    if markdown is not None:
-        files["markdown"] = markdown
-    return PostRunOptions(
-        baseline=baseline,
-        fail_on_regression=fail_on_regression,
-        threshold=threshold,
-        alpha=alpha,
-        reports=files,
-        quiet=quiet,
-        db=db,
-    )

@@ -1,108 +1,122 @@
 """The case-selection options shared by every command that takes a suite.
 
-Use the aliases as parameter annotations and build the `Selection` with
-`selection_from_options`, so that every command spells and documents them the same::
+Take them as one group and build the `Selection` from it, so that every command spells
+and documents them the same::
 
-    def run(
-        ...,
-        tag: TagOption = None,
-        all_tags: AllTagsOption = False,
-        category: CategoryOption = None,
-        difficulty: DifficultyOption = None,
-        case_id: IdOption = None,
-        sample: SampleOption = None,
-        seed: SeedOption = 0,
-        limit: LimitOption = None,
-    ) -> None:
-        selection = selection_from_options(
-            tag=tag, all_tags=all_tags, category=category, difficulty=difficulty,
-            case_id=case_id, sample=sample, seed=seed, limit=limit,
-        )
-        suite = toolgrade.select_cases(toolgrade.load_suite(suite_path), selection)
+    @with_options(selection=SelectionOptions)
+    def show(*, source: SourceArg, selection: SelectionOptions) -> None:
+        suite = toolgrade.select_cases(toolgrade.load_suite(source), selection.selection())
 
 `--seed` is the one seed of a command: a command that also needs a seed for something
 else (the run's own seed) reuses this option's value rather than declaring a second one.
+The marker keywords (`@pytest.mark.toolgrade(tags=...)`) are `Selection`'s own names.
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+from dataclasses import dataclass, field
 
-import typer
-
+from toolgrade.cli._options import option
 from toolgrade.suite._select import Selection
 
-__all__ = [
-    "AllTagsOption",
-    "CategoryOption",
-    "DifficultyOption",
-    "IdOption",
-    "LimitOption",
-    "SampleOption",
-    "SeedOption",
-    "TagOption",
-    "selection_from_options",
-]
+__all__ = ["SelectionOptions", "selection_from_options"]
 
 _PANEL = "Case selection"
 
-TagOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--tag",
-        help="Keep cases with this tag (repeatable; any of them, or all with --all-tags).",
-        rich_help_panel=_PANEL,
-    ),
-]
-AllTagsOption = Annotated[
-    bool,
-    typer.Option(
-        "--all-tags", help="Require every --tag instead of any one.", rich_help_panel=_PANEL
-    ),
-]
-CategoryOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--category",
-        help="Keep cases in this category, e.g. simple, complex, edge (repeatable).",
-        rich_help_panel=_PANEL,
-    ),
-]
-DifficultyOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--difficulty",
-        help="Keep cases of this difficulty: easy, medium, hard (repeatable).",
-        rich_help_panel=_PANEL,
-    ),
-]
-IdOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--id",
-        help="Keep cases whose id matches this glob, e.g. 'TC-0*' (repeatable).",
-        rich_help_panel=_PANEL,
-    ),
-]
-SampleOption = Annotated[
-    int | None,
-    typer.Option(
-        "--sample",
-        min=1,
-        help="Keep a deterministic sample of N cases (same --seed, same cases).",
-        rich_help_panel=_PANEL,
-    ),
-]
-SeedOption = Annotated[
-    int,
-    typer.Option("--seed", help="Seed for --sample (and the run).", rich_help_panel=_PANEL),
-]
-LimitOption = Annotated[
-    int | None,
-    typer.Option(
-        "--limit", "-n", min=1, help="Keep at most N cases (applied last).", rich_help_panel=_PANEL
-    ),
-]
+
+@dataclass(frozen=True, slots=True)
+class SelectionOptions:
+    """Which cases of a suite: `--tag` ... `--limit`."""
+
+    tag: list[str] | None = field(
+        default=None,
+        metadata=option(
+            "--tag",
+            help="Keep cases with this tag (repeatable; any of them, or all with --all-tags).",
+            panel=_PANEL,
+            marker="tags",
+        ),
+    )
+    all_tags: bool = field(
+        default=False,
+        metadata=option(
+            "--all-tags",
+            help="Require every --tag instead of any one.",
+            panel=_PANEL,
+            marker="all_tags",
+        ),
+    )
+    category: list[str] | None = field(
+        default=None,
+        metadata=option(
+            "--category",
+            help="Keep cases in this category, e.g. simple, complex, edge (repeatable).",
+            panel=_PANEL,
+            marker="categories",
+        ),
+    )
+    difficulty: list[str] | None = field(
+        default=None,
+        metadata=option(
+            "--difficulty",
+            help="Keep cases of this difficulty: easy, medium, hard (repeatable).",
+            panel=_PANEL,
+            marker="difficulties",
+        ),
+    )
+    case_id: list[str] | None = field(
+        default=None,
+        metadata=option(
+            "--id",
+            help="Keep cases whose id matches this glob, e.g. 'TC-0*' (repeatable).",
+            panel=_PANEL,
+            marker="ids",
+        ),
+    )
+    sample: int | None = field(
+        default=None,
+        metadata=option(
+            "--sample",
+            min=1,
+            help="Keep a deterministic sample of N cases (same --seed, same cases).",
+            panel=_PANEL,
+            marker="sample",
+        ),
+    )
+    seed: int = field(
+        default=0,
+        metadata=option(
+            "--seed", help="Seed for --sample (and the run).", panel=_PANEL, marker="seed"
+        ),
+    )
+    limit: int | None = field(
+        default=None,
+        metadata=option(
+            "--limit",
+            "-n",
+            min=1,
+            help="Keep at most N cases (applied last).",
+            panel=_PANEL,
+            marker="limit",
+        ),
+    )
+
+    def selection(self) -> Selection:
+        """The `Selection` the options describe.
+
+        Raises:
+            ConfigError: an unknown difficulty, or a sample or limit below 1.
+        """
+        return Selection(
+            tags=tuple(self.tag or ()),
+            all_tags=self.all_tags,
+            categories=tuple(self.category or ()),
+            difficulties=tuple(d.strip().lower() for d in self.difficulty or ()),
+            ids=tuple(self.case_id or ()),
+            sample=self.sample,
+            seed=self.seed,
+            limit=self.limit,
+        )
 
 
 def selection_from_options(
@@ -116,31 +130,18 @@ def selection_from_options(
     seed: int = 0,
     limit: int | None = None,
 ) -> Selection:
-    """Build the `Selection` the shared options describe.
-
-    Args:
-        tag: `--tag` values.
-        all_tags: `--all-tags`.
-        category: `--category` values.
-        difficulty: `--difficulty` values.
-        case_id: `--id` globs.
-        sample: `--sample`.
-        seed: `--seed`.
-        limit: `--limit`.
-
-    Returns:
-        The selection.
+    """Build the `Selection` the shared options describe (`SelectionOptions.selection`).
 
     Raises:
         ConfigError: an unknown difficulty, or a sample or limit below 1.
     """
-    return Selection(
-        tags=tuple(tag or ()),
+    return SelectionOptions(
+        tag=tag,
         all_tags=all_tags,
-        categories=tuple(category or ()),
-        difficulties=tuple(d.strip().lower() for d in difficulty or ()),
-        ids=tuple(case_id or ()),
+        category=category,
+        difficulty=difficulty,
+        case_id=case_id,
         sample=sample,
         seed=seed,
         limit=limit,
-    )
+    ).selection()

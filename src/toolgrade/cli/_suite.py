@@ -10,17 +10,8 @@ import typer
 
 import toolgrade
 from toolgrade._json import JsonObject, JsonValue
-from toolgrade.cli._selection import (
-    AllTagsOption,
-    CategoryOption,
-    DifficultyOption,
-    IdOption,
-    LimitOption,
-    SampleOption,
-    SeedOption,
-    TagOption,
-    selection_from_options,
-)
+from toolgrade.cli._options import with_options
+from toolgrade.cli._selection import SelectionOptions
 
 __all__ = ["app"]
 
@@ -108,32 +99,18 @@ def _table(title: str, counts: JsonValue) -> list[str]:
 
 
 @app.command("show")
+@with_options(selection=SelectionOptions)
 def show(
+    *,
     source: Annotated[str, typer.Argument(help="A built-in suite name, a suite file or folder.")],
     cases: Annotated[bool, typer.Option("--cases", help="Also list every case.")] = False,
     as_json: _JsonFlag = False,
-    tag: TagOption = None,
-    all_tags: AllTagsOption = False,
-    category: CategoryOption = None,
-    difficulty: DifficultyOption = None,
-    case_id: IdOption = None,
-    sample: SampleOption = None,
-    seed: SeedOption = 0,
-    limit: LimitOption = None,
+    selection: SelectionOptions,
 ) -> None:
     """Show a suite: counts by category, difficulty, tool and tag (after selection)."""
-    selection = selection_from_options(
-        tag=tag,
-        all_tags=all_tags,
-        category=category,
-        difficulty=difficulty,
-        case_id=case_id,
-        sample=sample,
-        seed=seed,
-        limit=limit,
-    )
+    chosen = selection.selection()
     whole = toolgrade.load_suite(source)
-    suite = toolgrade.select_cases(whole, selection)
+    suite = toolgrade.select_cases(whole, chosen)
     summary = _summary(suite, whole=whole)
     if as_json:
         if cases:

@@ -310,7 +310,8 @@ def run_suite(
 
     Examples:
         >>> suite = toolgrade.load_suite("coding-agent")  # doctest: +SKIP
-        >>> run = run_suite(suite, "ollama/qwen3:8b", options=RunOptions(concurrency=8))
+        >>> options = RunOptions(concurrency=8)  # doctest: +SKIP
+        >>> run = run_suite(suite, "ollama/qwen3:8b", options=options)  # doctest: +SKIP
     """
 
     def make(stop: asyncio.Event) -> Coroutine[Any, Any, RunResult]:

@@ -2,51 +2,61 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields
-from typing import Literal
+from dataclasses import dataclass, field, fields
+from typing import Literal, TypedDict, Unpack
 
 from toolgrade._json import JsonObject, JsonValue
-from toolgrade.backends import DEFAULT_MAX_TOKENS, BackendSettings, Mode
+from toolgrade.backends import BackendSettings, Mode
 from toolgrade.errors import ConfigError
 
-__all__ = ["RunOptions"]
+__all__ = ["RequestSettings", "RunOptions"]
 
 
-@dataclass(frozen=True, slots=True)
+class RequestSettings(TypedDict, total=False):
+    """The `BackendSettings` a `RunOptions` also takes as flat keywords (and records flat).
+
+    `backend_options` is `BackendSettings.options`; the others keep their names.
+    """
+
+    timeout: float
+    seed: int | None
+    temperature: float
+    mode: Mode
+    base_url: str | None
+    max_retries: int
+    retry_base_delay: float
+    max_tokens: int | None
+    stream: bool
+    backend_options: Mapping[str, JsonValue]
+
+
+_FLAT = frozenset(RequestSettings.__annotations__)
+"""The request settings' flat keys."""
+
+
+@dataclass(frozen=True, slots=True, init=False)
 class RunOptions:
     """How to run a suite: request settings, concurrency, scoring and bookkeeping.
+
+    The request settings are one `BackendSettings` (`request`); they may also be given,
+    and are read, as flat keywords (`timeout`, `seed`, `mode`, ..., `backend_options`),
+    which win over `request`'s. `run.json` records them flat.
 
     Examples:
         >>> RunOptions(concurrency=8, repeat=3).repeat
         3
+        >>> RunOptions(timeout=5.0, mode="prompt").request.mode
+        'prompt'
     """
 
-    timeout: float = 60.0
-    """Seconds allowed per case (retries included); then the case is a `timeout`."""
+    request: BackendSettings = field(default_factory=BackendSettings)
+    """Request settings; their `connections` is ignored (the runner uses `concurrency`)."""
     concurrency: int = 4
     """Cases in flight at once."""
     repeat: int = 1
     """Times each case runs (for consistency and pass^k)."""
-    seed: int | None = None
-    """Seed sent to the server."""
-    temperature: float = 0.0
-    """Sampling temperature."""
-    mode: Mode = "native"
-    """`native` (tools in the request) or `prompt` (tools in the system prompt)."""
-    base_url: str | None = None
-    """Server URL override."""
-    max_retries: int = 3
-    """Retries on connection errors, 429 and 5xx."""
-    retry_base_delay: float = 0.5
-    """First backoff delay in seconds."""
-    max_tokens: int | None = DEFAULT_MAX_TOKENS
-    """Cap on the tokens of one answer; None sends no cap (the server's own applies)."""
-    stream: bool = True
-    """Stream answers (a timeout or Ctrl-C then stops the server generating)."""
-    backend_options: Mapping[str, JsonValue] = field(default_factory=dict)
-    """Extra request options (Ollama `num_ctx`, OpenAI `top_p`, ...); they win over the
-    settings above."""
     rubric: Literal["binary", "partial", "f1"] | None = None
     """Rubric; None uses each case's, then the suite's."""
     profile: str = "default"
@@ -62,7 +72,39 @@ class RunOptions:
     warmup: bool = True
     """Send one untimed request before the cases (servers only; see docs/running.md)."""
 
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        *,
+        request: BackendSettings | None = None,
+        concurrency: int = 4,
+        repeat: int = 1,
+        rubric: Literal["binary", "partial", "f1"] | None = None,
+        profile: str = "default",
+        tags: tuple[str, ...] = (),
+        selection: Mapping[str, JsonValue] | None = None,
+        suite_source: str | None = None,
+        persist: bool = True,
+        warmup: bool = True,
+        **settings: Unpack[RequestSettings],
+    ) -> None:
+        changes: dict[str, object] = dict(settings)
+        if "backend_options" in changes:
+            changes["options"] = changes.pop("backend_options")
+        base = request if request is not None else BackendSettings()
+        put = object.__setattr__  # frozen: the generated __init__ does the same
+        put(self, "request", dataclasses.replace(base, **changes) if changes else base)  # type: ignore[arg-type]
+        put(self, "concurrency", concurrency)
+        put(self, "repeat", repeat)
+        put(self, "rubric", rubric)
+        put(self, "profile", profile)
+        put(self, "tags", tags)
+        put(self, "selection", {} if selection is None else selection)
+        put(self, "suite_source", suite_source)
+        put(self, "persist", persist)
+        put(self, "warmup", warmup)
+        self._check()
+
+    def _check(self) -> None:
         if self.timeout <= 0:
             raise ConfigError(f"--timeout must be positive, got {self.timeout:g}")
         if self.concurrency < 1:
@@ -74,44 +116,121 @@ class RunOptions:
         if self.mode not in ("native", "prompt"):
             raise ConfigError(f"--mode must be native or prompt, got {self.mode!r}")
 
+    @property
+    def timeout(self) -> float:
+        """Seconds allowed per case (retries included); then the case is a `timeout`."""
+        return self.request.timeout
+
+    @property
+    def seed(self) -> int | None:
+        """Seed sent to the server."""
+        return self.request.seed
+
+    @property
+    def temperature(self) -> float:
+        """Sampling temperature."""
+        return self.request.temperature
+
+    @property
+    def mode(self) -> Mode:
+        """`native` (tools in the request) or `prompt` (tools in the system prompt)."""
+        return self.request.mode
+
+    @property
+    def base_url(self) -> str | None:
+        """Server URL override."""
+        return self.request.base_url
+
+    @property
+    def max_retries(self) -> int:
+        """Retries on connection errors, 429 and 5xx."""
+        return self.request.max_retries
+
+    @property
+    def retry_base_delay(self) -> float:
+        """First backoff delay in seconds."""
+        return self.request.retry_base_delay
+
+    @property
+    def max_tokens(self) -> int | None:
+        """Cap on the tokens of one answer; None sends no cap (the server's own applies)."""
+        return self.request.max_tokens
+
+    @property
+    def stream(self) -> bool:
+        """Stream answers (a timeout or Ctrl-C then stops the server generating)."""
+        return self.request.stream
+
+    @property
+    def backend_options(self) -> Mapping[str, JsonValue]:
+        """Extra request options (Ollama `num_ctx`, OpenAI `top_p`, ...).
+
+        They win over the settings above.
+        """
+        return self.request.options
+
     def backend_settings(self, *, api_key: str | None = None) -> BackendSettings:
-        """The request settings for the backend."""
-        return BackendSettings(
-            base_url=self.base_url,
-            temperature=self.temperature,
-            seed=self.seed,
-            mode=self.mode,
-            timeout=self.timeout,
-            max_retries=self.max_retries,
-            retry_base_delay=self.retry_base_delay,
+        """The request settings for the backend: one connection per case in flight."""
+        return dataclasses.replace(
+            self.request,
             connections=self.concurrency,
-            max_tokens=self.max_tokens,
-            stream=self.stream,
-            options=dict(self.backend_options),
+            options=dict(self.request.options),
             api_key=api_key,
         )
 
     def to_dict(self) -> JsonObject:
-        """Every option as JSON (for `run.json`)."""
-        data = asdict(self)
-        data["tags"] = list(self.tags)
-        data["backend_options"] = dict(self.backend_options)
-        data["selection"] = dict(self.selection)
-        return data
+        """Every option as JSON (for `run.json`).
+
+        The request settings are flat, as before they were nested, so that old and new
+        runs read alike.
+        """
+        return {
+            "timeout": self.timeout,
+            "concurrency": self.concurrency,
+            "repeat": self.repeat,
+            "seed": self.seed,
+            "temperature": self.temperature,
+            "mode": self.mode,
+            "base_url": self.base_url,
+            "max_retries": self.max_retries,
+            "retry_base_delay": self.retry_base_delay,
+            "max_tokens": self.max_tokens,
+            "stream": self.stream,
+            "backend_options": dict(self.backend_options),
+            "rubric": self.rubric,
+            "profile": self.profile,
+            "tags": list(self.tags),
+            "selection": dict(self.selection),
+            "suite_source": self.suite_source,
+            "persist": self.persist,
+            "warmup": self.warmup,
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, JsonValue]) -> RunOptions:
         """Rebuild options written by `to_dict` (unknown keys are ignored).
 
+        The request settings may be flat (as `to_dict` writes them) or nested under
+        `request` (as `BackendSettings` fields); flat keys win.
+
         Raises:
             ConfigError: a value is invalid.
         """
-        known = {f.name for f in fields(cls)}
+        known = {f.name for f in fields(cls)} | set(_FLAT)
         values: dict[str, object] = {k: v for k, v in data.items() if k in known}
+        nested = values.pop("request", None)
         tags = values.get("tags")
         if isinstance(tags, list):
             values["tags"] = tuple(str(t) for t in tags)
         try:
+            if isinstance(nested, Mapping):
+                values["request"] = _settings_from_dict(nested)
             return cls(**values)  # type: ignore[arg-type]
         except TypeError as exc:
             raise ConfigError(f"invalid recorded run options: {exc}") from None
+
+
+def _settings_from_dict(data: Mapping[str, JsonValue]) -> BackendSettings:
+    """`BackendSettings` from their recorded fields (never an API key)."""
+    names = {f.name for f in fields(BackendSettings)} - {"api_key"}
+    return BackendSettings(**{k: v for k, v in data.items() if k in names})  # type: ignore[arg-type]

@@ -45,8 +45,13 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# The docstring examples run as tests too, in a run of their own: --doctest-modules over
+# tests/ would also import each conftest.py as a module named `conftest`, which pytest
+# refuses when tests/ and a sub-folder without __init__.py (tests/bfcl/) both have one.
+# Collecting them imports every module of src/toolgrade, so importing must do nothing.
 pytest: $(STAMP)
 	$(PY) -m pytest -q
+	$(PY) -m pytest -q --doctest-modules src/toolgrade
 
 bench: $(STAMP)
 	$(PY) benchmarks/run_all.py

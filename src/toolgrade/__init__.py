@@ -16,6 +16,7 @@ from toolgrade.backends import (
     diagnose_backend,
     register_backend,
 )
+from toolgrade.bfcl import bfcl_categories, convert_bfcl_results, import_bfcl
 from toolgrade.calls import AccuracyScore, CallPair, ToolCall, score_calls
 from toolgrade.compare import (
     Comparison,
@@ -40,8 +41,9 @@ from toolgrade.errors import (
     SuiteError,
     ToolgradeError,
 )
-from toolgrade.extract import Extraction, ExtractionError, extract_calls
-from toolgrade.interop import bfcl_categories, convert_bfcl_results, import_bfcl
+from toolgrade.extract import Extraction, ExtractionProblem, extract_calls
+from toolgrade.extract._deprecated import DEPRECATED as _DEPRECATED
+from toolgrade.extract._deprecated import deprecated_attribute as _deprecated_attribute
 from toolgrade.judge import judge
 from toolgrade.match import Mismatch
 from toolgrade.metrics import Breakdown, Rate, RunMetrics, compute_metrics
@@ -92,6 +94,7 @@ __all__ = [
     "Diagnosis",
     "Extraction",
     "ExtractionError",
+    "ExtractionProblem",
     "FileSystemError",
     "Flip",
     "InputError",
@@ -153,3 +156,9 @@ __all__ = [
     "wilson_interval",
     "write_report",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # Deprecated names (listed in `_DEPRECATED`, with the version that removes them):
+    # `ExtractionError` became `ExtractionProblem` and goes away in 0.3.
+    return _deprecated_attribute(__name__, name, _DEPRECATED)

@@ -263,7 +263,7 @@ def test_cli_doctor_passes_run_options() -> None:
     assert (first["tool_choice"], first["stop"], first["max_tokens"]) == ("auto", ["</s>"], 77)
     assert first["stream"] is False
     assert "prompt tool-call probe" not in result.output
-    assert result.output.strip().endswith("llamacpp/m: ready to run")
+    assert result.output.strip().endswith("llamacpp/m: ready to run"), result.output
 
 
 def test_cli_doctor_fail_line_is_never_followed_by_ready() -> None:

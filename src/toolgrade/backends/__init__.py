@@ -23,13 +23,13 @@ from toolgrade.backends._types import (
 from toolgrade.backends._wire import NameMap, safe_tool_name, tools_system_prompt
 
 __all__ = [
-    "DEFAULT_MAX_TOKENS",
     "Backend",
     "BackendFactory",
     "BackendSettings",
     "ChatReply",
     "ChatRequest",
     "Check",
+    "DEFAULT_MAX_TOKENS",
     "Diagnosis",
     "Mode",
     "NameMap",

@@ -63,8 +63,9 @@ def report_schema() -> JsonObject:
         The schema, a fresh copy on each call.
 
     Examples:
-        >>> report_schema()["properties"]["report_schema_version"]["const"]
-        1
+        >>> schema = report_schema()
+        >>> schema["properties"]["report_schema_version"]["const"] == REPORT_SCHEMA_VERSION
+        True
     """
     schema: JsonObject = json.loads(_schema_text())
     return schema

@@ -387,7 +387,7 @@ def load_run_folder(ref: str | Path) -> RunResult:
 
     Examples:
         >>> run = load_run_folder("20250101T000000Z-1a2b3c")  # doctest: +SKIP
-        >>> run.status
+        >>> run.status  # doctest: +SKIP
         'complete'
     """
     folder = RunFolder.open(ref)

@@ -23,7 +23,8 @@ from toolgrade import (
     ToolSpec,
 )
 from toolgrade import judge as judge_module_attr
-from toolgrade.judge import judge, profile_reads_any_name, profiles, register_profile
+from toolgrade._registry import Registry
+from toolgrade.judge import JudgeFn, judge, profile_reads_any_name, profiles, register_profile
 
 SEARCH = ToolSpec(
     name="search",
@@ -159,9 +160,17 @@ def test_register_profile_default_name_refused() -> None:
         register_profile("default", judge)
 
 
+def _fresh_profiles(monkeypatch: pytest.MonkeyPatch) -> Registry[JudgeFn]:
+    """An empty profile registry (and reads-any-name set) for the test's duration."""
+    module = sys.modules["toolgrade._profiles"]
+    fresh: Registry[JudgeFn] = Registry("judge profile", "toolgrade.profiles")
+    monkeypatch.setattr(module, "PROFILES", fresh)
+    monkeypatch.setattr(module, "_reads_any_name", set())
+    return fresh
+
+
 def test_register_profile_custom_profile_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
-    module = sys.modules["toolgrade.judge"]
-    monkeypatch.setattr(module, "_profiles", {})
+    _fresh_profiles(monkeypatch)
     seen: list[str] = []
 
     def always_correct(case, actual, *, tools, rubric=None, strict=False):  # type: ignore[no-untyped-def]
@@ -176,9 +185,7 @@ def test_register_profile_custom_profile_is_used(monkeypatch: pytest.MonkeyPatch
 
 
 def test_profile_reads_any_name_follows_registration(monkeypatch: pytest.MonkeyPatch) -> None:
-    module = sys.modules["toolgrade.judge"]
-    monkeypatch.setattr(module, "_profiles", {})
-    monkeypatch.setattr(module, "_reads_any_name", set())
+    _fresh_profiles(monkeypatch)
     register_profile("open", judge, reads_any_name=True)
     register_profile("closed", judge)
     assert profile_reads_any_name("open")
@@ -197,7 +204,6 @@ def test_bfcl_profile_reads_any_name() -> None:
 def test_judge_builtin_profile_imported_lazily(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    module = sys.modules["toolgrade.judge"]
     (tmp_path / "fake_profile_mod.py").write_text(
         textwrap.dedent(
             """
@@ -213,8 +219,7 @@ def test_judge_builtin_profile_imported_lazily(
         encoding="utf-8",
     )
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(module, "_profiles", {})
-    monkeypatch.setitem(module._BUILTIN_PROFILES, "fake", "fake_profile_mod")
+    _fresh_profiles(monkeypatch).register("fake", "fake_profile_mod:fake")
     result = judge(_case(), [], tools=[SEARCH], profile="fake")
     assert result.status is Status.WRONG_TOOL
 

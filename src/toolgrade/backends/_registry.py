@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
+from toolgrade._registry import Registry
 from toolgrade.backends._types import Backend, BackendSettings
 from toolgrade.errors import ConfigError
 
 __all__ = [
+    "BACKENDS",
     "BackendFactory",
     "check_base_url",
     "create_backend",
@@ -21,7 +23,26 @@ BackendFactory = Callable[[str, BackendSettings], Backend]
 """Builds a backend from the model part of the specification and the settings."""
 
 _OPENAI_ALIASES = ("openai", "vllm", "llamacpp", "lmstudio", "sglang")
-_custom: dict[str, BackendFactory] = {}
+
+
+def _openai_compatible(provider: str) -> BackendFactory:
+    """The factory of an OpenAI-compatible server (imports the backend when called)."""
+
+    def build(model: str, settings: BackendSettings) -> Backend:
+        from toolgrade.backends._openai import OpenAIBackend
+
+        return OpenAIBackend(model, settings, provider=provider)
+
+    return build
+
+
+BACKENDS: Registry[BackendFactory] = Registry("model provider", "toolgrade.backends")
+"""Provider -> backend factory; plug-ins come from the `toolgrade.backends` entry points."""
+for _alias in _OPENAI_ALIASES:
+    BACKENDS.register(_alias, _openai_compatible(_alias))
+BACKENDS.register("ollama", "toolgrade.backends._ollama:OllamaBackend")
+BACKENDS.register("replay", "toolgrade.backends._replay:ReplayBackend")
+BACKENDS.register("python", "toolgrade.backends._python:PythonBackend")
 
 
 def register_backend(provider: str, factory: BackendFactory) -> None:
@@ -39,12 +60,12 @@ def register_backend(provider: str, factory: BackendFactory) -> None:
     """
     if not provider or not provider.replace("-", "").replace("_", "").isalnum():
         raise ConfigError(f"invalid provider name {provider!r}")
-    _custom[provider] = factory
+    BACKENDS.register(provider, factory)
 
 
 def providers() -> list[str]:
-    """Every known provider prefix, sorted."""
-    return sorted({*_OPENAI_ALIASES, "ollama", "replay", "python", *_custom})
+    """Every known provider prefix (installed plug-ins included), sorted."""
+    return sorted(BACKENDS.names())
 
 
 def parse_model_spec(spec: str) -> tuple[str, str]:
@@ -65,9 +86,11 @@ def parse_model_spec(spec: str) -> tuple[str, str]:
             f"model must be PROVIDER/MODEL (e.g. ollama/qwen3:8b), got {spec!r};"
             f" providers: {', '.join(providers())}"
         )
-    if provider not in providers():
+    if provider not in BACKENDS:
         raise ConfigError(
             f"unknown model provider {provider!r}; choose from {', '.join(providers())}"
+            " (a plug-in package adds one through the 'toolgrade.backends' entry-point"
+            " group, or call register_backend; see docs/extending.md)"
         )
     return provider, model
 
@@ -89,24 +112,8 @@ def create_backend(spec: str, settings: BackendSettings | None = None) -> Backen
     """
     provider, model = parse_model_spec(spec)
     settings = settings or BackendSettings()
-    if provider in _custom:
-        return _custom[provider](model, settings)
-    # Imported here so that only the backend in use is loaded.
-    if provider in _OPENAI_ALIASES:
-        from toolgrade.backends._openai import OpenAIBackend
-
-        return OpenAIBackend(model, settings, provider=provider)
-    if provider == "ollama":
-        from toolgrade.backends._ollama import OllamaBackend
-
-        return OllamaBackend(model, settings)
-    if provider == "replay":
-        from toolgrade.backends._replay import ReplayBackend
-
-        return ReplayBackend(model, settings)
-    from toolgrade.backends._python import PythonBackend
-
-    return PythonBackend(model, settings)
+    # Only the backend in use is imported (the registry's entries are lazy).
+    return BACKENDS.get(provider)(model, settings)
 
 
 def check_base_url(url: str, *, source: str = "--base-url") -> str:

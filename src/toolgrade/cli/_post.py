@@ -21,7 +21,7 @@ import typer
 import toolgrade
 from toolgrade.compare import Comparison
 from toolgrade.errors import BaselineError, ConfigError, SaveError
-from toolgrade.report import REPORT_FORMATS
+from toolgrade.report import report_formats
 from toolgrade.results import RunResult, Status
 from toolgrade.runner import run_summary_line, timeout_warning
 
@@ -65,10 +65,11 @@ def after_run(result: RunResult, options: PostRunOptions) -> int:
         SaveError: the run could not be saved to the history (raised after the report is
             printed; the message gives the command that saves it later).
     """
-    unknown = sorted(set(options.reports) - set(REPORT_FORMATS))
+    known = report_formats()
+    unknown = sorted(set(options.reports) - set(known))
     if unknown:
         raise ConfigError(
-            f"unknown report format {', '.join(unknown)} (choose from {', '.join(REPORT_FORMATS)})"
+            f"unknown report format {', '.join(unknown)} (choose from {', '.join(known)})"
         )
     baseline: RunResult | None = None
     baseline_error: BaselineError | None = None
@@ -102,7 +103,7 @@ def after_run(result: RunResult, options: PostRunOptions) -> int:
     if warning is not None:
         # Even with --quiet: the accuracy above measures only the cases that finished.
         typer.echo(f"warning: {warning}", err=True)
-    for fmt in REPORT_FORMATS:
+    for fmt in known:
         if fmt in options.reports:
             path = toolgrade.write_report(
                 result, fmt, options.reports[fmt], comparison=comparison, metrics=metrics

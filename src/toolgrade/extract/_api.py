@@ -12,7 +12,12 @@ from toolgrade._json import JsonObject
 from toolgrade.errors import InputError
 from toolgrade.extract._common import MAX_OUTPUT_CHARS, limit_calls, parse_error
 from toolgrade.extract._reasoning import strip_reasoning
-from toolgrade.extract._registry import find_format, format_names, text_formats
+from toolgrade.extract._registry import (
+    find_format,
+    format_names,
+    formats_version,
+    text_formats,
+)
 from toolgrade.extract._structured import Shape, StructuredFormat, parse_structured, shape_of
 from toolgrade.extract._types import ExtractContext, Extraction, ExtractionProblem, TextFormat
 
@@ -120,16 +125,26 @@ class _Markers:
         return seen
 
 
-@cache
 def _any_marker() -> re.Pattern[str]:
     """Finds any marker of any text format (longest first, though any match will do)."""
+    return _any_marker_of(formats_version())
+
+
+@cache
+def _any_marker_of(version: int) -> re.Pattern[str]:
+    """`_any_marker` for one state of the registry (a registered format changes it)."""
     markers = {marker for fmt in text_formats() for marker in fmt.markers}
     return re.compile("|".join(map(re.escape, sorted(markers, key=len, reverse=True))))
 
 
-@cache
 def _unmarked_formats() -> tuple[TextFormat, ...]:
     """The formats that have no marker (always candidates), in detection order."""
+    return _unmarked_formats_of(formats_version())
+
+
+@cache
+def _unmarked_formats_of(version: int) -> tuple[TextFormat, ...]:
+    """`_unmarked_formats` for one state of the registry."""
     return tuple(fmt for fmt in text_formats() if not fmt.markers)
 
 

@@ -7,27 +7,48 @@ Each matcher reports through the comparison that reached it (the `_Walker` of
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias
 
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade.match._align import align
 from toolgrade.match._coerce import child_schema
-from toolgrade.match._matchers import Matcher, compiled, parse_matcher
+from toolgrade.match._matchers import Matcher, compiled, find_matcher, parse_matcher
 
 if TYPE_CHECKING:
     from toolgrade.match._values import MismatchReason, _Walker
 
-__all__ = ["accepts_absent", "evaluate", "type_matches"]
+__all__ = ["MatchContext", "Problem", "accepts_absent", "evaluate", "type_matches"]
 
-_Problem: TypeAlias = "tuple[MismatchReason, str]"
-"""Why a matcher failed: the reason code and a message."""
+Problem: TypeAlias = "tuple[MismatchReason, str]"
+"""Why a matcher failed: the reason code (`value`, `type`...) and a message."""
+_Problem: TypeAlias = Problem
+
+
+@dataclass(frozen=True, slots=True)
+class MatchContext:
+    """Where a matcher is evaluated: the comparison that reached it, and the place."""
+
+    walker: _Walker
+    """The comparison (its options, and `trial` to compare a nested expected value)."""
+    expected: JsonValue
+    """The whole matcher object, as the suite wrote it."""
+    path: str
+    """The JSON path of the value, e.g. `$.path`."""
+    schema: JsonObject | None
+    """The value's JSON Schema, when the tool has one."""
+    name: str | None
+    """The argument's name."""
 
 
 def accepts_absent(matcher: Matcher) -> bool:
     """Whether a matcher is met by an argument that is not there at all."""
-    if matcher.name == "$absent":
+    spec = find_matcher(matcher.name)
+    if spec is None:
+        return False
+    if spec.absent:
         return True
-    if matcher.name == "$any_of" and isinstance(matcher.operand, list):
+    if spec.nested == "alternatives" and isinstance(matcher.operand, list):
         for alternative in matcher.operand:
             inner = parse_matcher(alternative) if isinstance(alternative, dict) else None
             if inner is not None and accepts_absent(inner):
@@ -65,27 +86,63 @@ def evaluate(
     name: str | None,
 ) -> None:
     """Check a present actual value against a matcher, recording any difference."""
-    op = matcher.operand
-    problem: _Problem | None = None
-    if matcher.name == "$absent":
-        problem = ("unexpected", "the argument should be absent")
-    elif matcher.name == "$literal":
-        literal = walker.literal()
-        literal.value(op, actual, path, schema=schema, name=name)
-        walker.out.extend(literal.out)
-    elif matcher.name == "$any_of" and isinstance(op, list):
-        problem = _any_of(walker, op, actual, path=path, schema=schema, name=name)
-    elif matcher.name == "$unordered" and isinstance(op, list):
-        problem = _unordered(walker, op, actual, path=path, schema=schema, name=name)
-    elif matcher.name == "$type":
-        if not type_matches(str(op), actual):
-            problem = ("type", f"not of type {op}")
-    elif matcher.name == "$approx":
-        problem = _approx(matcher, actual)
-    elif matcher.name in ("$regex", "$contains", "$icase"):
-        problem = _text(walker, matcher, actual, schema=schema, name=name)
+    spec = find_matcher(matcher.name)
+    if spec is None:  # pragma: no cover - parse_matcher refuses an unknown matcher
+        return
+    ctx = MatchContext(walker, expected, path, schema, name)
+    problem = spec.evaluate(matcher, actual, ctx)
     if problem is not None:
         walker.add(path, problem[0], expected=expected, actual=actual, message=problem[1])
+
+
+def eval_absent(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Problem | None:
+    """`$absent` with a value present."""
+    return ("unexpected", "the argument should be absent")
+
+
+def eval_present(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Problem | None:
+    """`$present`: any present value."""
+    return None
+
+
+def eval_literal(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Problem | None:
+    """`$literal`: the operand compared as a plain value (never as a matcher)."""
+    literal = ctx.walker.literal()
+    literal.value(matcher.operand, actual, ctx.path, schema=ctx.schema, name=ctx.name)
+    ctx.walker.out.extend(literal.out)
+    return None
+
+
+def eval_any_of(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Problem | None:
+    """`$any_of`: one of the alternatives."""
+    op = matcher.operand
+    if not isinstance(op, list):
+        return None
+    return _any_of(ctx.walker, op, actual, path=ctx.path, schema=ctx.schema, name=ctx.name)
+
+
+def eval_unordered(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Problem | None:
+    """`$unordered`: the items in any order."""
+    op = matcher.operand
+    if not isinstance(op, list):
+        return None
+    return _unordered(ctx.walker, op, actual, path=ctx.path, schema=ctx.schema, name=ctx.name)
+
+
+def eval_type(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Problem | None:
+    """`$type`: JSON Schema's type test."""
+    op = matcher.operand
+    return None if type_matches(str(op), actual) else ("type", f"not of type {op}")
+
+
+def eval_approx(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Problem | None:
+    """`$approx`: a number within `tol`."""
+    return _approx(matcher, actual)
+
+
+def eval_text(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Problem | None:
+    """`$regex`, `$contains` and `$icase`."""
+    return _text(ctx.walker, matcher, actual, schema=ctx.schema, name=ctx.name)
 
 
 def _any_of(

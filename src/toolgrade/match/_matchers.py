@@ -16,12 +16,17 @@ from __future__ import annotations
 import logging
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal, Protocol, get_args
+from typing import TYPE_CHECKING, Literal, Protocol, get_args
 
 from toolgrade._json import JsonValue
+from toolgrade._registry import Registry
+from toolgrade.errors import ConfigError
+
+if TYPE_CHECKING:
+    from toolgrade.match._evaluate import MatchContext, Problem
 
 try:
     import re2  # type: ignore[import-untyped]
@@ -30,15 +35,20 @@ except ImportError:  # pragma: no cover - google-re2 ships wheels for the suppor
 
 __all__ = [
     "JSON_TYPES",
+    "MATCHERS",
     "MATCHER_NAMES",
     "Matcher",
     "MatcherError",
     "MatcherName",
+    "MatcherSpec",
     "RegexPattern",
     "compiled",
+    "find_matcher",
     "is_matcher",
+    "matcher_names",
     "matcher_problems",
     "parse_matcher",
+    "register_matcher",
 ]
 
 MatcherName = Literal[
@@ -59,8 +69,6 @@ MATCHER_NAMES: tuple[MatcherName, ...] = get_args(MatcherName)
 JSON_TYPES = ("string", "integer", "number", "boolean", "array", "object", "null")
 """The type names `$type` accepts (JSON Schema's)."""
 
-# Keys a matcher object may carry besides its `$name`.
-_OPTION_KEYS: dict[str, frozenset[str]] = {"$approx": frozenset({"tol"})}
 _DEFAULT_TOL = 1e-6
 
 logger = logging.getLogger(__name__)
@@ -99,12 +107,88 @@ class MatcherError(ValueError):
 class Matcher:
     """A parsed, well-formed matcher."""
 
-    name: MatcherName
-    """The matcher, e.g. `$regex`."""
+    name: str
+    """The matcher, e.g. `$regex` (a `MatcherName`, or a registered matcher's)."""
     operand: JsonValue
     """The value after the name (a pattern, a list of alternatives, a number...)."""
     tol: float = _DEFAULT_TOL
     """For `$approx`: the largest accepted absolute difference."""
+    options: tuple[tuple[str, JsonValue], ...] = ()
+    """The matcher object's other keys (those its spec declares), as pairs."""
+
+    def option(self, key: str, default: JsonValue = None) -> JsonValue:
+        """The value of one of the matcher's other keys (`tol`), or `default`."""
+        return next((v for k, v in self.options if k == key), default)
+
+
+@dataclass(frozen=True, slots=True)
+class MatcherSpec:
+    """Everything about one matcher: name, operand check, evaluation, description.
+
+    The check runs when a suite loads; the evaluation when a value is compared.
+
+    Examples:
+        >>> even = MatcherSpec(
+        ...     "$even",
+        ...     check=lambda operand, obj: None if operand is True else "needs true",
+        ...     evaluate=lambda m, actual, ctx: None if actual % 2 == 0 else ("value", "odd"),
+        ...     description="an even number",
+        ... )
+        >>> even.name
+        '$even'
+    """
+
+    name: str
+    """The key that makes an object this matcher, starting with `$`."""
+    check: Callable[[JsonValue, Mapping[str, object]], str | None]
+    """The operand's problem (`needs a string`) or None; gets the operand and the whole
+    matcher object (for its options). Runs when the suite loads."""
+    evaluate: Callable[[Matcher, JsonValue, MatchContext], Problem | None]
+    """Why a present actual value does not match, as `(reason, message)` (reason: a
+    `MismatchReason` such as `value` or `type`), or None when it matches."""
+    description: str
+    """One line for documentation: what values the matcher accepts."""
+    options: frozenset[str] = frozenset()
+    """Keys the matcher object may carry besides its name (`tol` for `$approx`)."""
+    nested: Literal["alternatives", "items"] | None = None
+    """Its operand is a list of expected values: alternatives standing where the matcher
+    stands (`$any_of`) or array items (`$unordered`); they are checked too."""
+    absent: bool = False
+    """An argument that is not there matches (`$absent`); it cannot be an array item."""
+
+
+def _check_spec(name: str, value: object) -> MatcherSpec:
+    if not isinstance(value, MatcherSpec) or value.name != f"${name}":
+        raise ConfigError(f"matcher entry {name!r} is not a MatcherSpec named ${name}")
+    return value
+
+
+MATCHERS: Registry[MatcherSpec] = Registry("matcher", "toolgrade.matchers", check=_check_spec)
+"""Name without the `$` -> spec; built-ins are lazy, plug-ins come from the
+`toolgrade.matchers` entry points (entry point `foo` -> a `MatcherSpec` named `$foo`)."""
+for _name in MATCHER_NAMES:
+    MATCHERS.register(_name[1:], f"toolgrade.match._builtin_matchers:{_name[1:].upper()}")
+
+
+def register_matcher(spec: MatcherSpec) -> None:
+    """Make `{spec.name: ...}` a matcher in expected values.
+
+    Raises:
+        ConfigError: the name does not start with `$`, or is a built-in matcher's.
+    """
+    if not spec.name.startswith("$") or len(spec.name) < 2 or spec.name in MATCHER_NAMES:
+        raise ConfigError(f"cannot register a matcher named {spec.name!r}")
+    MATCHERS.register(spec.name[1:], spec)
+
+
+def find_matcher(name: str) -> MatcherSpec | None:
+    """The spec of the matcher called `name` (with its `$`), or None."""
+    return MATCHERS.find(name[1:]) if name.startswith("$") else None
+
+
+def matcher_names() -> list[str]:
+    """Every matcher name: the built-ins in documentation order, then plug-ins."""
+    return [f"${name}" for name in MATCHERS.names()]
 
 
 def is_matcher(value: object) -> bool:
@@ -177,64 +261,31 @@ def _check_matcher(
         out.append(f"{path}: one matcher per object, found {', '.join(map(str, names))}")
         return
     name = names[0]
-    if name not in MATCHER_NAMES:
-        known = ", ".join(MATCHER_NAMES)
+    spec = find_matcher(name)
+    if spec is None:
+        known = ", ".join(matcher_names())
         out.append(f"{path}: unknown matcher {name} (known: {known})")
         return
-    allowed = _OPTION_KEYS.get(name, frozenset())
-    extra = [str(k) for k in value if k != name and k not in allowed]
+    extra = [str(k) for k in value if k != name and k not in spec.options]
     if extra:
         out.append(f"{path}: {name}: unexpected key(s) {', '.join(sorted(extra))}")
-    problem = _operand_problem(name, value)
+    problem = spec.check(value[name], value)  # type: ignore[arg-type]
     if problem:
         out.append(f"{path}: {name}: {problem}")
-    if name == "$absent" and in_array:
-        out.append(f"{path}: $absent: only an object member can be absent, not an array item")
+    if spec.absent and in_array:
+        out.append(f"{path}: {name}: only an object member can be absent, not an array item")
     if not recurse:
         return
     operand = value[name]
-    if name in ("$any_of", "$unordered") and isinstance(operand, list):
+    if spec.nested is not None and isinstance(operand, list):
         # An alternative stands where the matcher stands; an unordered item is an item.
-        inside_array = in_array if name == "$any_of" else True
+        inside_array = in_array if spec.nested == "alternatives" else True
         for k, item in enumerate(operand):
             _walk(item, f"{path}.{name}[{k}]", out, in_array=inside_array)
 
 
-def _operand_problem(name: str, value: Mapping[str, object]) -> str | None:
-    operand = value[name]
-    if name in ("$any_of", "$unordered"):
-        if not isinstance(operand, list):
-            return "needs an array"
-        if name == "$any_of" and not operand:
-            return "needs at least one alternative"
-    elif name in ("$regex", "$contains", "$icase"):
-        if not isinstance(operand, str):
-            return "needs a string"
-        if name == "$regex":
-            try:
-                compiled(operand)
-            except ValueError as exc:
-                return f"invalid pattern ({exc})"
-    elif name == "$approx":
-        return _approx_problem(operand, value.get("tol", _DEFAULT_TOL))
-    elif name == "$type":
-        if operand not in JSON_TYPES:
-            return f"unknown type {operand!r} (known: {', '.join(JSON_TYPES)})"
-    elif name in ("$present", "$absent") and operand is not True:
-        return "the only accepted value is true"
-    return None
-
-
 def _is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _approx_problem(operand: object, tol: object) -> str | None:
-    if not _is_number(operand):
-        return "needs a number"
-    if not _is_number(tol) or tol < 0:  # type: ignore[operator]
-        return "tol must be a non-negative number"
-    return None
 
 
 def parse_matcher(value: JsonValue) -> Matcher | None:
@@ -254,9 +305,10 @@ def parse_matcher(value: JsonValue) -> Matcher | None:
     _check_matcher(dict(value), "$", problems, in_array=False, recurse=False)
     if problems:
         raise MatcherError(problems)
-    name: MatcherName = next(n for n in MATCHER_NAMES if n in value)
+    name = next(k for k in value if k.startswith("$"))
     tol = value.get("tol", _DEFAULT_TOL)
-    return Matcher(name, value[name], float(tol) if isinstance(tol, int | float) else 0.0)
+    options = tuple((k, v) for k, v in value.items() if k != name)
+    return Matcher(name, value[name], float(tol) if isinstance(tol, int | float) else 0.0, options)
 
 
 @lru_cache(maxsize=1024)

@@ -2,20 +2,29 @@
 
 from __future__ import annotations
 
-import importlib
 import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Literal, get_args
 
 from toolgrade._files import atomic_write_text
+from toolgrade._registry import Registry
 from toolgrade.compare import Comparison
 from toolgrade.errors import ConfigError, describe_os_error
 from toolgrade.metrics import RunMetrics
 from toolgrade.report._view import ReportInput, build_input
 from toolgrade.results import RunResult
 
-__all__ = ["REPORT_FORMATS", "ReportFormat", "render_report", "write_report"]
+__all__ = [
+    "REPORTS",
+    "REPORT_FORMATS",
+    "ReportFormat",
+    "ReportWriter",
+    "register_report",
+    "render_report",
+    "report_formats",
+    "write_report",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -25,32 +34,48 @@ ReportFormat = Literal["text", "json", "markdown", "html", "junit", "prometheus"
 REPORT_FORMATS: tuple[ReportFormat, ...] = get_args(ReportFormat)
 """Every report format, in the order the command line lists them."""
 
-_WRITERS: dict[str, str] = {
-    "text": "_text:render_text",
-    "json": "_json_report:render_json",
-    "markdown": "_markdown:render_markdown",
-    "html": "_html:render_html",
-    "junit": "_junit:render_junit",
-    "prometheus": "_prometheus:render_prometheus",
-}
-"""Format -> `module:function`, imported on first use: jinja2 and prometheus-client load
-only for the formats that need them, not with every `import toolgrade`."""
+ReportWriter = Callable[[ReportInput], str]
+"""Renders a report from the run's report input (`toolgrade.report._view.ReportInput`)."""
+
+REPORTS: Registry[ReportWriter] = Registry("report format", "toolgrade.reports")
+"""Format -> writer. The built-ins are lazy `module:function` entries, so jinja2 and
+prometheus-client load only for the formats that need them, not with every
+`import toolgrade`; plug-ins come from the `toolgrade.reports` entry-point group."""
+REPORTS.register("text", "toolgrade.report._text:render_text")
+REPORTS.register("json", "toolgrade.report._json_report:render_json")
+REPORTS.register("markdown", "toolgrade.report._markdown:render_markdown")
+REPORTS.register("html", "toolgrade.report._html:render_html")
+REPORTS.register("junit", "toolgrade.report._junit:render_junit")
+REPORTS.register("prometheus", "toolgrade.report._prometheus:render_prometheus")
 
 
-def _writer(format: str) -> Callable[[ReportInput], str] | None:
-    target = _WRITERS.get(format)
-    if target is None:
-        return None
-    module, name = target.split(":")
-    writer: Callable[[ReportInput], str] = getattr(
-        importlib.import_module(f"toolgrade.report.{module}"), name
-    )
-    return writer
+def register_report(name: str, writer: ReportWriter | str) -> None:
+    """Make `render_report(run, name)` (and `--format name`) use `writer`.
+
+    Args:
+        name: the format name.
+        writer: a function from `ReportInput` to text, or its lazy `"module:function"`.
+
+    Raises:
+        ConfigError: the name is empty or one of the built-in formats.
+    """
+    if not name or name in REPORT_FORMATS:
+        raise ConfigError(f"cannot register a report format named {name!r}")
+    REPORTS.register(name, writer)
+
+
+def report_formats() -> list[str]:
+    """Every report format: the built-ins in their order, then registered and plug-in ones."""
+    return REPORTS.names()
+
+
+def _writer(format: str) -> ReportWriter | None:
+    return REPORTS.find(format)
 
 
 def render_report(
     run: RunResult,
-    format: ReportFormat,
+    format: ReportFormat | str,
     *,
     comparison: Comparison | None = None,
     metrics: RunMetrics | None = None,
@@ -59,7 +84,8 @@ def render_report(
 
     Args:
         run: the run to report on.
-        format: `text`, `json`, `markdown`, `html`, `junit` or `prometheus`.
+        format: `text`, `json`, `markdown`, `html`, `junit`, `prometheus`, or a
+            registered or plug-in format (`report_formats()`).
         comparison: a comparison with a baseline (`compare_runs(baseline, run)`), shown
             as the report's "vs Baseline" part.
         metrics: the run's metrics when already computed (`compute_metrics(run)`);
@@ -79,14 +105,16 @@ def render_report(
     writer = _writer(format)
     if writer is None:
         raise ConfigError(
-            f"unknown report format {format!r} (choose from {', '.join(REPORT_FORMATS)})"
+            f"unknown report format {format!r} (choose from {', '.join(report_formats())});"
+            " a plug-in adds one through the 'toolgrade.reports' entry-point group, or call"
+            " register_report (see docs/extending.md)"
         )
     return writer(build_input(run, metrics=metrics, comparison=comparison))
 
 
 def write_report(
     run: RunResult,
-    format: ReportFormat,
+    format: ReportFormat | str,
     path: str | Path,
     *,
     comparison: Comparison | None = None,

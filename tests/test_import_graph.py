@@ -20,10 +20,21 @@ ROOT = "toolgrade"
 # `match` is value equality and alignment: it must know values, not suites, verdicts
 # or the runs and benchmarks built on them.
 MATCH_MUST_NOT_IMPORT = ("suite", "judge", "bfcl", "runner")
+# `_vocab` is the bottom layer (ToolCall, Mismatch, Status, PairKind, Rubric): every
+# node may import it, so it may import nothing of toolgrade but `_json`.
+BOTTOM = "_vocab"
+BOTTOM_MAY_IMPORT = {"_json"}
+# Entry-point modules that only a host program loads (pytest through `pytest11`) are
+# nodes of their own: like the CLI they sit on top (the plugin reads the CLI's option
+# groups for its marker), and no module may import them.
+ENTRY_POINTS = {"agent._plugin"}
 
 
 def _node_of(path: Path) -> str:
     parts = path.relative_to(SRC).with_suffix("").parts
+    dotted = ".".join(parts)
+    if dotted in ENTRY_POINTS:
+        return dotted
     return ROOT if parts == ("__init__",) else parts[0]
 
 
@@ -72,6 +83,9 @@ def _target_node(dotted: str) -> str | None:
         return None
     if len(parts) == 1:
         return ROOT
+    for entry in ENTRY_POINTS:
+        if ".".join(parts[1:]).startswith(entry):
+            return entry
     # `from toolgrade import CaseResult` reads the package's `__init__`, while
     # `from toolgrade import judge` reads the module `judge`.
     name = parts[1]
@@ -128,7 +142,9 @@ def graph() -> dict[str, set[str]]:
 
 
 def test_import_graph_covers_the_package(graph: dict[str, set[str]]) -> None:
-    for node in ("match", "judge", "bfcl", "suite", "runner", "results", ROOT):
+    for node in ("match", "judge", "bfcl", "suite", "runner", "results", "compare", "agent"):
+        assert node in graph, node
+    for node in (BOTTOM, ROOT):
         assert node in graph, node
     # The bfcl profile plugs into judge; judge finds it by name, never by an import.
     assert "judge" in graph["bfcl"]
@@ -145,6 +161,23 @@ def test_import_graph_has_no_cycle(graph: dict[str, set[str]]) -> None:
 def test_import_graph_match_imports_no_higher_layer(graph: dict[str, set[str]]) -> None:
     wrong = sorted(graph["match"] & set(MATCH_MUST_NOT_IMPORT))
     assert wrong == [], f"match imports {wrong}"
+
+
+def test_import_graph_bottom_layer_imports_only_json(graph: dict[str, set[str]]) -> None:
+    assert graph[BOTTOM] <= BOTTOM_MAY_IMPORT, f"{BOTTOM} imports {sorted(graph[BOTTOM])}"
+
+
+def test_import_graph_bottom_layer_is_used_by_the_layers_above(graph: dict[str, set[str]]) -> None:
+    # The vocabulary is declared once, there: the layers that speak it import it.
+    for node in ("match", "results", "suite", "agent", "runner", "extract"):
+        assert BOTTOM in graph[node], node
+
+
+def test_import_graph_entry_points_are_imported_by_nothing(graph: dict[str, set[str]]) -> None:
+    for entry in ENTRY_POINTS:
+        assert entry in graph, entry
+        importers = sorted(node for node, edges in graph.items() if entry in edges)
+        assert importers == [], f"{entry} is imported by {importers}"
 
 
 def test_find_cycle_reports_a_cycle() -> None:

@@ -4,9 +4,9 @@ Everything public is importable from here; every other module is an implementati
 detail whose layout may change.
 """
 
-from toolgrade._agent_check import assert_tool_calls
-from toolgrade._tools import call_tool, tool_definitions
 from toolgrade._version import __version__
+from toolgrade.agent._check import assert_tool_calls
+from toolgrade.agent._tools import call_tool, tool_definitions
 from toolgrade.backends import (
     DEFAULT_MAX_TOKENS,
     Backend,

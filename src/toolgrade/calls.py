@@ -4,8 +4,9 @@
 paired by an optimal assignment rather than a greedy scan, and the score follows the
 documented formula (its README's 0.667 example really scores 0.4).
 
-`ToolCall`, `as_call` and `as_calls` live in `toolgrade._toolcall` (which keeps this
-module under the size limit) and are imported from here.
+`ToolCall` lives in `toolgrade._vocab` and `as_call` and `as_calls` in
+`toolgrade._toolcall` (which keeps this module under the size limit); both are imported
+from here.
 """
 
 from __future__ import annotations
@@ -16,11 +17,12 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Literal, NamedTuple
 
 from toolgrade._json import JsonObject
-from toolgrade._toolcall import RawCalls, ToolCall, as_call, as_calls, read_calls
+from toolgrade._toolcall import RawCalls, as_call, as_calls, read_calls
+from toolgrade._vocab import Mismatch, ToolCall
 
 # score_calls re-uses match's equality and alignment, so that it and the judge can never
 # disagree on them.
-from toolgrade.match import DEEP_EQUALITY, Mismatch, align, compare_arguments, same_arguments
+from toolgrade.match import DEEP_EQUALITY, align, compare_arguments, same_arguments
 
 __all__ = ["AccuracyScore", "CallPair", "ToolCall", "as_call", "as_calls", "score_calls"]
 

@@ -8,18 +8,26 @@ several calls are paired by an optimal assignment shared with `score_calls`.
 Other matching rules plug in as profiles: `register_profile("bfcl", fn)` makes
 `judge(..., profile="bfcl")` call `fn`, which returns a `Verdict`; `case_result` turns
 a verdict into the `CaseResult`, here and wherever else a result is made (the runner's
-timeouts and errors). The `bfcl` profile registers itself when its module
-(`toolgrade.bfcl._profile`) is imported, which `judge` does on first use.
+timeouts and errors). The profile registry lives in `toolgrade._profiles`: the `bfcl`
+profile is imported on first use, and plug-ins come from the `toolgrade.profiles`
+entry-point group.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping, Sequence
-from typing import Protocol, get_args
+from typing import get_args
 
 from toolgrade._json import JsonValue
 from toolgrade._memo import IdentityMemo
+from toolgrade._profiles import (
+    DEFAULT_PROFILE,
+    JudgeFn,
+    find_profile,
+    profile_reads_any_name,
+    profiles,
+    register_profile,
+)
 from toolgrade._trusted import construct_trusted
 from toolgrade.calls import ToolCall, as_calls
 from toolgrade.errors import ConfigError, SuiteError
@@ -41,80 +49,8 @@ __all__ = [
 
 _RUBRICS: tuple[str, ...] = get_args(RubricName)
 _KNOWN_RUBRICS = frozenset(_RUBRICS)
-_DEFAULT_PROFILE = "default"
-# Profiles provided by toolgrade's own modules, imported on first use.
-_BUILTIN_PROFILES = {"bfcl": "toolgrade.bfcl._profile"}
-_profiles: dict[str, JudgeFn] = {}
-_reads_any_name: set[str] = set()
-
-
-class JudgeFn(Protocol):
-    """A matching profile: decides one case, as `judge` was asked to judge it.
-
-    It returns a `Verdict`, which `judge` makes the `CaseResult`. A profile returning a
-    whole `CaseResult` (as profiles did before verdicts) has it returned as it is.
-    """
-
-    def __call__(
-        self,
-        case: Case,
-        actual: Extraction | Sequence[ToolCall | Mapping[str, JsonValue]],
-        /,
-        *,
-        tools: Sequence[ToolSpec] | None,
-        rubric: RubricName | None = None,
-        strict: bool = False,
-    ) -> Verdict | CaseResult:
-        """Judge one case (`rubric` is the one the result records)."""
-        ...
-
-
-def register_profile(name: str, fn: JudgeFn, *, reads_any_name: bool = False) -> None:
-    """Make `judge(..., profile=name)` judge with `fn`.
-
-    Args:
-        name: the profile name, e.g. `bfcl`.
-        fn: a function with `judge`'s signature (without `profile` and `defaults`)
-            returning a `Verdict`.
-        reads_any_name: the profile judges calls of any name, so extraction must not use
-            the offered tools to set aside look-alike calls (BFCL's checker reads them all).
-
-    Raises:
-        ConfigError: `name` is `default` (the built-in rules cannot be replaced) or empty.
-    """
-    if not name or name == _DEFAULT_PROFILE:
-        raise ConfigError(f"cannot register a judge profile named {name!r}")
-    _profiles[name] = fn
-    if reads_any_name:
-        _reads_any_name.add(name)
-    else:
-        _reads_any_name.discard(name)
-
-
-def profile_reads_any_name(name: str) -> bool:
-    """Whether extraction for this profile should keep calls of tools not offered.
-
-    Raises:
-        ConfigError: unknown profile.
-    """
-    if name != _DEFAULT_PROFILE:
-        _profile(name)  # imports a built-in profile, so that it has registered itself
-    return name in _reads_any_name
-
-
-def profiles() -> list[str]:
-    """The profile names `judge` accepts (built-in ones included), sorted."""
-    return sorted({_DEFAULT_PROFILE, *_BUILTIN_PROFILES, *_profiles})
-
-
-def _profile(name: str) -> JudgeFn:
-    fn = _profiles.get(name)
-    if fn is None and name in _BUILTIN_PROFILES:
-        importlib.import_module(_BUILTIN_PROFILES[name])
-        fn = _profiles.get(name)
-    if fn is None:
-        raise ConfigError(f"unknown judge profile {name!r} (known: {', '.join(profiles())})")
-    return fn
+_DEFAULT_PROFILE = DEFAULT_PROFILE
+_profile = find_profile
 
 
 def judge(

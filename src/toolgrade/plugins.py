@@ -1,9 +1,14 @@
-"""The plug-in tier: what a backend, text format or judge profile author needs.
+"""The plug-in tier: what a backend, format, report, profile or matcher author needs.
 
 `toolgrade` is the tier for users; this module is the second public tier, for code that
-extends toolgrade: a backend for another model server (`register_backend`), a matching
-profile (`register_profile`), or a reader of the calls a model wrote. Names here follow
-the same rules as the top level: sorted, tested, and renamed only behind a deprecation.
+extends toolgrade: a backend for another model server (`register_backend`), a reader of
+the calls a model wrote (`register_format`), a report format (`register_report`), a
+matching profile (`register_profile`), or a matcher (`register_matcher`). Each is one
+module and one registration: a call to the `register_*` function, or, from an installed
+package, one entry point in the group `toolgrade.backends`, `toolgrade.formats`,
+`toolgrade.reports`, `toolgrade.profiles` or `toolgrade.matchers` (read on first use;
+see docs/extending.md). Names here follow the same rules as the top level: sorted,
+tested, and renamed only behind a deprecation.
 
 Examples:
     A backend that answers every case with the same text:
@@ -27,6 +32,7 @@ Examples:
 
 from __future__ import annotations
 
+from toolgrade._vocab import ToolCall
 from toolgrade.backends import (
     Backend,
     BackendFactory,
@@ -36,7 +42,6 @@ from toolgrade.backends import (
     ServerInfo,
     register_backend,
 )
-from toolgrade.calls import ToolCall
 from toolgrade.extract import (
     ExtractContext,
     Extraction,
@@ -44,8 +49,12 @@ from toolgrade.extract import (
     StructuredFormat,
     TextFormat,
 )
+from toolgrade.extract._registry import PlacedFormat, register_format
 from toolgrade.extract._types import ParseFn
 from toolgrade.judge import JudgeFn, register_profile
+from toolgrade.match._evaluate import MatchContext
+from toolgrade.match._matchers import Matcher, MatcherSpec, register_matcher
+from toolgrade.report import ReportInput, ReportWriter, register_report
 
 __all__ = [
     "Backend",
@@ -57,11 +66,20 @@ __all__ = [
     "Extraction",
     "ExtractionProblem",
     "JudgeFn",
+    "MatchContext",
+    "Matcher",
+    "MatcherSpec",
     "ParseFn",
+    "PlacedFormat",
+    "ReportInput",
+    "ReportWriter",
     "ServerInfo",
     "StructuredFormat",
     "TextFormat",
     "ToolCall",
     "register_backend",
+    "register_format",
+    "register_matcher",
     "register_profile",
+    "register_report",
 ]

@@ -1,53 +1,24 @@
 """Results of judging: one case (`CaseResult`) and one run (`RunResult`).
 
 These are what the runner writes (one `CaseResult` per line of `results.jsonl`), what
-the store keeps, and what metrics and reports read.
+the store keeps, and what metrics and reports read. `Status` is declared in
+`toolgrade._vocab` (the bottom layer) and re-exported from here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from enum import StrEnum
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from toolgrade._json import JsonObject, JsonValue
-from toolgrade.calls import ToolCall
-from toolgrade.match import Mismatch
+from toolgrade._vocab import Mismatch, PairKind, Rubric, Status, ToolCall
 
 __all__ = ["CaseResult", "PairResult", "RunResult", "Status", "Verdict"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
-
-
-class Status(StrEnum):
-    """The verdict on one case."""
-
-    CORRECT = "correct"
-    """Every expected call matched, nothing else was called."""
-    WRONG_ARGS = "wrong_args"
-    """The right tools, some argument wrong."""
-    WRONG_TOOL = "wrong_tool"
-    """A tool other than the expected one was called."""
-    MISSED_CALL = "missed_call"
-    """No call was made when one was expected."""
-    UNEXPECTED_CALL = "unexpected_call"
-    """A call was made when none was expected."""
-    EXTRA_CALLS = "extra_calls"
-    """All expected calls matched, plus more calls."""
-    PARSE_ERROR = "parse_error"
-    """The output held a malformed call and nothing valid matched."""
-    TIMEOUT = "timeout"
-    """The model did not answer in time (not scored)."""
-    ERROR = "error"
-    """The case could not be run (not scored)."""
-
-    @property
-    def scored(self) -> bool:
-        """False for `timeout` and `error`: they are not evidence about the model."""
-        return self not in (Status.TIMEOUT, Status.ERROR)
 
 
 class PairResult(BaseModel):
@@ -59,7 +30,7 @@ class PairResult(BaseModel):
     """Index into the expected calls; None for an extra actual call."""
     actual_index: int | None
     """Index into the actual calls; None for a missed expected call."""
-    verdict: Literal["correct", "wrong_args", "wrong_tool", "missed", "extra"]
+    verdict: PairKind
     """The verdict on this pair."""
     credit: float
     """The pair's credit under the rubric (0 to 1)."""
@@ -100,7 +71,7 @@ class CaseResult(BaseModel):
     """The verdict."""
     score: float
     """The score under `rubric`, 0 to 1 (0 for unscored statuses)."""
-    rubric: Literal["binary", "partial", "f1"] = "partial"
+    rubric: Rubric = "partial"
     """The rubric the score follows."""
     expected: tuple[ToolCall, ...] = ()
     """The expectation the result was judged against (the best alternative)."""
@@ -174,7 +145,7 @@ class RunResult(BaseModel):
     """Whether every selected case has a result."""
     seed: int | None = None
     """Seed sent to the server and used for sampling cases."""
-    rubric: Literal["binary", "partial", "f1"] = "partial"
+    rubric: Rubric = "partial"
     """The run's rubric."""
     profile: str = "default"
     """The matching profile (`default` or `bfcl`)."""

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from toolgrade._json import JsonObject, JsonValue
+from toolgrade._vocab import ToolCall
 from toolgrade.backends._types import BackendSettings, ChatReply, ChatRequest, ServerInfo
-from toolgrade.calls import ToolCall
 from toolgrade.errors import BackendError, BackendTimeout, ConfigError
 
 __all__ = ["PythonBackend", "load_callable"]

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
 import typer
 
 import toolgrade
-from toolgrade.report import ReportFormat
+from toolgrade.suite import Rubric
 
 __all__ = ["report"]
 
@@ -19,7 +19,7 @@ def report(
         typer.Argument(help="Run id (or unique prefix), tag, run folder, or exported JSON file."),
     ],
     fmt: Annotated[
-        ReportFormat,
+        str,
         typer.Option("--format", "-f", help="Report format."),
     ] = "text",
     output: Annotated[
@@ -44,7 +44,7 @@ def report(
         typer.Option(help="Re-judge the stored outputs under this profile (default or bfcl)."),
     ] = None,
     rubric: Annotated[
-        Literal["binary", "partial", "f1"] | None,
+        Rubric | None,
         typer.Option(help="Re-judge the stored outputs under this rubric."),
     ] = None,
     suite: Annotated[

@@ -19,6 +19,7 @@ import toolgrade
 from toolgrade._json import JsonValue
 from toolgrade.cli._options import option
 from toolgrade.cli._post import PostRunOptions
+from toolgrade.suite import Rubric
 
 __all__ = [
     "OUT_PANEL",
@@ -65,7 +66,7 @@ class ScoringOptions:
             marker="repeat",
         ),
     )
-    rubric: Literal["binary", "partial", "f1"] | None = field(
+    rubric: Rubric | None = field(
         default=None,
         metadata=option(
             help="Scoring rubric (default: the suite's).", panel=RUN_PANEL, marker="rubric"

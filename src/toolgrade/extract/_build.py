@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from toolgrade._json import JsonObject, JsonValue
-from toolgrade.calls import ToolCall
+from toolgrade._vocab import ToolCall
 from toolgrade.extract._common import MAX_CALLS, loads_fast, parse_error
 from toolgrade.extract._json_scan import call_from_object
 from toolgrade.extract._types import ExtractContext, Extraction, ExtractionProblem

@@ -23,8 +23,7 @@ import re
 from typing import NamedTuple
 
 from toolgrade._json import JsonObject, JsonValue
-from toolgrade._toolcall import ARGUMENT_KEYS, NAME_KEYS
-from toolgrade.calls import ToolCall
+from toolgrade._vocab import ARGUMENT_KEYS, NAME_KEYS, ToolCall
 from toolgrade.extract._build import Found
 from toolgrade.extract._common import (
     MAX_CALLS,

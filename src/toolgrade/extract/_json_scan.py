@@ -13,8 +13,7 @@ import re
 from dataclasses import dataclass
 
 from toolgrade._json import JsonObject, JsonValue
-from toolgrade._toolcall import ARGUMENT_KEYS, NAME_KEYS
-from toolgrade.calls import ToolCall
+from toolgrade._vocab import ARGUMENT_KEYS, NAME_KEYS, ToolCall
 from toolgrade.extract._common import (
     TooDeepError,
     check_bounds,

@@ -27,7 +27,7 @@ import re
 
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade._trusted import construct_trusted
-from toolgrade.calls import ToolCall
+from toolgrade._vocab import ToolCall
 from toolgrade.extract._build import Finder, Found, resolve_name
 from toolgrade.extract._common import MAX_DEPTH, MAX_OUTPUT_CHARS
 from toolgrade.extract._pyliteral import (

@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from toolgrade._json import JsonObject
-from toolgrade.calls import ToolCall
+from toolgrade._vocab import ToolCall
 
 __all__ = [
     "ExtractContext",

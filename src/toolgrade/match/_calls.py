@@ -13,10 +13,11 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from toolgrade._json import JsonObject
+from toolgrade._vocab import Mismatch, PairKind, Rubric
 from toolgrade.match._align import align
 from toolgrade.match._coerce import coerce_value
 from toolgrade.match._schema import merge_mismatches, schema_mismatches
-from toolgrade.match._values import SEMANTIC, MatchOptions, Mismatch, _Walker
+from toolgrade.match._values import SEMANTIC, MatchOptions, _Walker
 
 __all__ = [
     "CallJudge",
@@ -27,7 +28,10 @@ __all__ = [
     "Verdict",
 ]
 
-RubricName = Literal["binary", "partial", "f1"]
+RubricName = Rubric
+"""The rubric vocabulary (`toolgrade._vocab.Rubric`) under the name the judge imports."""
+# The statuses a call judge can give: the scored part of `toolgrade._vocab.Status`, as
+# literals for the judge's own verdicts (tests/test_vocab.py checks the subset).
 CaseStatus = Literal[
     "correct",
     "wrong_args",
@@ -37,7 +41,6 @@ CaseStatus = Literal[
     "extra_calls",
     "parse_error",
 ]
-PairKind = Literal["correct", "wrong_args", "wrong_tool", "missed", "extra"]
 
 # Partial credit of a pair (the task specification's defaults).
 CORRECT_CREDIT = 1.0

@@ -20,9 +20,9 @@ from jsonschema.validators import validator_for
 
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade._memo import IdentityMemo
+from toolgrade._vocab import REQUIRED_BY_SCHEMA, Mismatch
 from toolgrade.errors import SuiteError
 from toolgrade.match._fastschema import QuickValidator, quick_validator, quickly_valid
-from toolgrade.match._values import REQUIRED_BY_SCHEMA, Mismatch
 
 __all__ = ["json_path", "merge_mismatches", "schema_mismatches"]
 

@@ -9,14 +9,11 @@ exactly what was wrong.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict
 
 from toolgrade._json import JsonObject, JsonValue
+from toolgrade._vocab import REQUIRED_BY_SCHEMA, Mismatch, MismatchReason
 from toolgrade.match._coerce import (
     child_schema,
     coerce_value,
@@ -39,78 +36,6 @@ __all__ = [
     "compare_values",
     "json_kind",
 ]
-
-MismatchReason = Literal["missing", "unexpected", "type", "value", "schema"]
-
-REQUIRED_BY_SCHEMA = "required by the tool schema"
-"""The message of a `missing` difference for an argument the tool's schema requires
-(a profile may prefix it: `BFCL missing_required: required by the tool schema`)."""
-
-
-class Mismatch(BaseModel):
-    """One difference between an expected and an actual argument value."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    path: str
-    """JSON path of the argument, e.g. `$.options.recursive` or `$.files[2]`."""
-    reason: MismatchReason
-    """Why it differs: `missing`, `unexpected`, `type`, `value` or `schema`."""
-    expected: JsonValue = None
-    """The expected value (or matcher); null for `unexpected`."""
-    actual: JsonValue = None
-    """The actual value; null for `missing`."""
-    message: str = ""
-    """A sentence for people, when the reason alone is not enough."""
-    call: int | None = None
-    """In a judged case: the index of the expected call this difference belongs to."""
-
-    @property
-    def required_by_schema(self) -> bool:
-        """A `missing` argument the tool's schema requires (not only the expectation)."""
-        return self.reason == "missing" and (
-            self.message == REQUIRED_BY_SCHEMA or self.message.endswith(": " + REQUIRED_BY_SCHEMA)
-        )
-
-    @property
-    def values_known(self) -> bool:
-        """False when the difference carries no values, only its message (BFCL's)."""
-        return self.expected is not None or self.actual is not None or not self.message
-
-    def describe(self) -> str:
-        """Render the difference in one line, e.g. `$.q: expected "a", got "b"`.
-
-        A difference without values (`values_known` is False) is told by its message:
-        `$.city: BFCL value_error:string: Invalid value ...`.
-
-        Examples:
-            >>> Mismatch(path="$.q", reason="value", expected="a", actual="b").describe()
-            '$.q: expected "a", got "b"'
-            >>> Mismatch(path="$.p", reason="missing", message=REQUIRED_BY_SCHEMA).describe()
-            '$.p: missing [required by the tool schema]'
-        """
-        if not self.values_known:
-            label = _VALUELESS_LABELS.get(self.reason)
-            return (
-                f"{self.path}: {label} [{self.message}]"
-                if label
-                else f"{self.path}: {self.message}"
-            )
-        if self.reason == "missing":
-            text = f"{self.path}: missing (expected {_show(self.expected)})"
-        elif self.reason == "unexpected":
-            text = f"{self.path}: unexpected argument (got {_show(self.actual)})"
-        else:
-            text = f"{self.path}: expected {_show(self.expected)}, got {_show(self.actual)}"
-        return f"{text} [{self.message}]" if self.message else text
-
-
-_VALUELESS_LABELS = {"missing": "missing", "unexpected": "unexpected argument"}
-
-
-def _show(value: JsonValue) -> str:
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 @dataclass(frozen=True, slots=True)

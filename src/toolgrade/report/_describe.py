@@ -6,8 +6,7 @@ import json
 from collections.abc import Sequence
 
 from toolgrade._json import JsonValue
-from toolgrade.calls import ToolCall
-from toolgrade.match import Mismatch
+from toolgrade._vocab import Mismatch, ToolCall
 from toolgrade.results import CaseResult, Status
 
 __all__ = ["argument_name", "describe_failure", "mismatch_sentence"]

@@ -7,8 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from toolgrade.calls import ToolCall
-from toolgrade.match import Mismatch
+from toolgrade._vocab import Mismatch, ToolCall
 from toolgrade.report._view import clip, json_text
 from toolgrade.results import CaseResult
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from toolgrade._json import JsonValue
-from toolgrade.calls import ToolCall
+from toolgrade._vocab import ToolCall
 from toolgrade.compare import Comparison
 from toolgrade.metrics import RunMetrics, compute_metrics
 from toolgrade.report._describe import describe_failure

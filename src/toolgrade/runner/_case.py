@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 
 from toolgrade._json import JsonValue
 from toolgrade._threads import BoundedPool, default_pool
+from toolgrade._vocab import ToolCall
 from toolgrade.backends import Backend, ChatReply, ChatRequest, NameMap, extractable
 from toolgrade.backends._http import RetryEvent, RetryLog, retry_log
-from toolgrade.calls import ToolCall
 from toolgrade.errors import BackendError, BackendTimeout, BackendUnreachable
 from toolgrade.extract import Extraction, extract_calls
 from toolgrade.judge import case_result, judge, profile_reads_any_name

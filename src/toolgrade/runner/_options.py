@@ -5,9 +5,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import Literal, TypedDict, Unpack
+from typing import TypedDict, Unpack
 
 from toolgrade._json import JsonObject, JsonValue
+from toolgrade._vocab import Rubric
 from toolgrade.backends import BackendSettings, Mode
 from toolgrade.errors import ConfigError
 
@@ -57,7 +58,7 @@ class RunOptions:
     """Cases in flight at once."""
     repeat: int = 1
     """Times each case runs (for consistency and pass^k)."""
-    rubric: Literal["binary", "partial", "f1"] | None = None
+    rubric: Rubric | None = None
     """Rubric; None uses each case's, then the suite's."""
     profile: str = "default"
     """Matching profile passed to the judge (`default` or `bfcl`)."""
@@ -78,7 +79,7 @@ class RunOptions:
         request: BackendSettings | None = None,
         concurrency: int = 4,
         repeat: int = 1,
-        rubric: Literal["binary", "partial", "f1"] | None = None,
+        rubric: Rubric | None = None,
         profile: str = "default",
         tags: tuple[str, ...] = (),
         selection: Mapping[str, JsonValue] | None = None,

@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from toolgrade._json import JsonObject, JsonValue
-from toolgrade.calls import ToolCall
+from toolgrade._vocab import Rubric, ToolCall
 
 __all__ = [
     "Case",
@@ -24,7 +24,6 @@ __all__ = [
 ]
 
 Order = Literal["any", "strict"]
-Rubric = Literal["binary", "partial", "f1"]
 Difficulty = Literal["easy", "medium", "hard"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")

@@ -56,7 +56,7 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.fixture
 def assert_tool_calls() -> Callable[..., Any]:
     """`toolgrade.assert_tool_calls`, with no import needed."""
-    from toolgrade._agent_check import assert_tool_calls as check
+    from toolgrade.agent._check import assert_tool_calls as check
 
     return check
 

@@ -10,15 +10,14 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from toolgrade.calls import ToolCall, as_call, as_calls
+from toolgrade._vocab import Rubric, ToolCall
+from toolgrade.calls import as_call, as_calls
 from toolgrade.errors import InputError
 from toolgrade.extract import Extraction, extract_calls
 from toolgrade.results import CaseResult, Status
 from toolgrade.suite import Case, ToolSpec
 
 __all__ = ["assert_tool_calls", "format_failure", "judge_calls"]
-
-Rubric = Literal["binary", "partial", "f1"]
 
 
 def _actual(actual: object, tools: Sequence[ToolSpec] | None) -> Extraction | tuple[ToolCall, ...]:

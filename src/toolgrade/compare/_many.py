@@ -1,4 +1,4 @@
-"""Several runs side by side: the "choose a model" view (re-exported by `compare`)."""
+"""Several runs side by side: the "choose a model" view (re-exported by `toolgrade.compare`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from toolgrade._json import JsonObject
-from toolgrade._pairing import Outcome, case_outcomes, group_rates, run_label, tool_keys
+from toolgrade.compare._outcomes import Outcome, case_outcomes, group_rates, run_label, tool_keys
 from toolgrade.errors import BaselineError
 from toolgrade.metrics import Rate, rate_of
 from toolgrade.results import RunResult

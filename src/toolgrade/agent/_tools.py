@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from toolgrade._json import JsonObject
+from toolgrade._vocab import Rubric
 from toolgrade.errors import InputError
 
 __all__ = ["call_tool", "mcp_tools", "tool_definitions"]
@@ -106,7 +107,7 @@ _DEFINITIONS: tuple[JsonObject, ...] = (
                     "items": {"type": "object"},
                     "description": "Tool definitions offered (OpenAI or flat form).",
                 },
-                "rubric": {"type": "string", "enum": ["binary", "partial", "f1"]},
+                "rubric": {"type": "string", "enum": list(get_args(Rubric))},
                 "strict": {
                     "type": "boolean",
                     "default": False,
@@ -196,7 +197,7 @@ def _extract(arguments: Mapping[str, Any]) -> JsonObject:
 
 
 def _judge(arguments: Mapping[str, Any]) -> JsonObject:
-    from toolgrade._agent_check import judge_calls
+    from toolgrade.agent._check import judge_calls
 
     case: JsonObject = {"id": "case", "prompt": "", **arguments["case"]}
     result = judge_calls(

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from toolgrade._tools import call_tool, mcp_tools
 from toolgrade._version import __version__
+from toolgrade.agent._tools import call_tool, mcp_tools
 from toolgrade.errors import ConfigError, ToolgradeError
 
 __all__ = ["build_server", "serve_stdio"]

@@ -1,4 +1,7 @@
-"""Comparing runs: baseline vs candidate with a regression verdict, or several side by side.
+"""Comparing two runs: baseline vs candidate, with a regression verdict.
+
+Several runs side by side are `toolgrade.compare._many`'s; both reduce a run to one
+outcome per case with `toolgrade.compare._outcomes`.
 
 Two runs are compared **case by case**: only case ids that were scored in both runs
 (not `timeout`/`error` in either) form pairs, and every number of a `Comparison` -- both
@@ -28,9 +31,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from toolgrade._compare_many import MultiComparison, MultiEntry, MultiRow, compare_many
 from toolgrade._json import JsonObject
-from toolgrade._pairing import (
+from toolgrade.compare._outcomes import (
     Outcome,
     case_outcomes,
     group_rates,
@@ -46,15 +48,12 @@ __all__ = [
     "Comparison",
     "Delta",
     "Flip",
-    "MultiComparison",
-    "MultiEntry",
-    "MultiRow",
     "Verdict",
-    "compare_many",
     "compare_runs",
+    "verdict_for",
 ]
 
-logger = logging.getLogger(__name__)
+logger = logging.getLogger("toolgrade.compare")
 
 Verdict = Literal["regression", "improvement", "within acceptable variance"]
 

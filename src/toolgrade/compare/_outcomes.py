@@ -1,7 +1,8 @@
 """Reducing a run to one outcome per case, for comparisons between runs.
 
-Kept apart from `compare` so that both the two-run and the side-by-side comparison
-pair cases by exactly the same rule.
+Nothing here pairs calls: a run's results become one `Outcome` per case (repetitions
+reduced by majority), so that both the two-run and the side-by-side comparison pair
+cases by exactly the same rule.
 """
 
 from __future__ import annotations

@@ -1,0 +1,17 @@
+"""Comparing runs: baseline vs candidate with a regression verdict, or several side by side."""
+
+from toolgrade.compare._many import MultiComparison, MultiEntry, MultiRow, compare_many
+from toolgrade.compare._runs import Comparison, Delta, Flip, Verdict, compare_runs, verdict_for
+
+__all__ = [
+    "Comparison",
+    "Delta",
+    "Flip",
+    "MultiComparison",
+    "MultiEntry",
+    "MultiRow",
+    "Verdict",
+    "compare_many",
+    "compare_runs",
+    "verdict_for",
+]

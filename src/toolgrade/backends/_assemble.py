@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import time
+from abc import ABC, abstractmethod
 
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade.errors import BackendError
@@ -47,7 +48,7 @@ def _has_token(delta: JsonObject) -> bool:
     return False
 
 
-class _Stream:
+class _Stream(ABC):
     """What both stream shapes share: the merged message, timing, finish reason."""
 
     def __init__(self, url: str) -> None:
@@ -81,8 +82,9 @@ class _Stream:
             else:
                 _merge_text(self._fields, key, value)
 
+    @abstractmethod
     def _take_calls(self, value: JsonValue) -> None:
-        raise NotImplementedError
+        """Add one delta's tool calls (each API streams them in its own shape)."""
 
     def _message(self, *, empty_content: str | None) -> JsonObject:
         fields = dict(self._fields)

@@ -4,8 +4,9 @@ Nearly every call a model makes satisfies its tool's schema. jsonschema-rs answe
 "valid or not" many times faster than jsonschema builds its evaluation tree, so a valid
 call skips the detailed pass; an invalid one still goes through jsonschema, whose errors
 carry the paths that `Mismatch`es are built from. A property test holds the two
-together. Without jsonschema-rs (a platform without its wheel) everything still works,
-only slower.
+together. Suite loading uses the same validators (jsonschema alone spends about half a
+millisecond per case of a suite: 10,000 cases would take seconds). Without jsonschema-rs
+(a platform without its wheel) everything still works, only slower.
 """
 
 from __future__ import annotations

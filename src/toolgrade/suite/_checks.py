@@ -20,7 +20,7 @@ from referencing.exceptions import Unresolvable
 
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade.match import is_matcher, matcher_problems
-from toolgrade.suite._fast import FastValidator, fast_validator
+from toolgrade.match._fastschema import QuickValidator, quick_validator
 
 __all__ = ["Problem", "SourceFile", "semantic_problems"]
 
@@ -188,10 +188,10 @@ def _arguments_validator(parameters_json: str) -> Validator | None:
 
 
 @lru_cache(maxsize=256)
-def _fast_arguments_validator(parameters_json: str) -> FastValidator | None:
+def _fast_arguments_validator(parameters_json: str) -> QuickValidator | None:
     if _arguments_validator(parameters_json) is None:
         return None
-    return fast_validator(json.loads(parameters_json))
+    return quick_validator(json.loads(parameters_json))
 
 
 def _holds_matcher(value: object) -> bool:

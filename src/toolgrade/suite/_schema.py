@@ -10,7 +10,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, relevance
 
 from toolgrade._json import JsonObject, JsonValue
-from toolgrade.suite._fast import FastValidator, fast_validator
+from toolgrade.match._fastschema import QuickValidator, quick_validator
 
 __all__ = ["SCHEMA_FILE", "schema_problems", "suite_schema", "suite_schema_text"]
 
@@ -29,8 +29,8 @@ def _validator() -> Draft202012Validator:
 
 
 @cache
-def _fast_validator() -> FastValidator | None:
-    return fast_validator(json.loads(suite_schema_text()))
+def _fast_validator() -> QuickValidator | None:
+    return quick_validator(json.loads(suite_schema_text()))
 
 
 def suite_schema() -> JsonObject:

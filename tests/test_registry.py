@@ -194,3 +194,39 @@ def test_matcher_entry_must_be_a_spec_named_after_it() -> None:
             matcher_problems({"n": {"$zz_bad": 1}})
     finally:
         matchers.MATCHERS.unregister("zz_bad")
+
+
+def test_registry_concurrent_first_misses_all_see_the_plugins(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Extraction runs in worker threads: a second thread asking while the first reads the
+    # entry-point group must wait for it, not see the group as read and empty.
+    import importlib.metadata
+    import threading
+    import time
+
+    from toolgrade._registry import Registry
+
+    reg: Registry[str] = Registry("thing", "toolgrade.test-concurrent")
+    started, release = threading.Event(), threading.Event()
+
+    class _Point:
+        name, value = "p", "string:digits"
+
+    def slow(group: str) -> list[_Point]:
+        started.set()
+        release.wait(5)
+        return [_Point()]
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", slow)
+    seen: list[list[str]] = []
+    first = threading.Thread(target=lambda: seen.append(reg.names()))
+    first.start()
+    assert started.wait(5)
+    second = threading.Thread(target=lambda: seen.append(reg.names()))
+    second.start()
+    time.sleep(0.05)
+    release.set()
+    first.join(5)
+    second.join(5)
+    assert seen == [["p"], ["p"]]

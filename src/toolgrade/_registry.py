@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import logging
+import threading
 from collections.abc import Callable, Iterator
 from typing import Generic, TypeVar
 
@@ -80,6 +81,7 @@ class Registry(Generic[T]):
         self._entries: dict[str, T | str] = {}
         self._plugins: set[str] = set()
         self._loaded = False
+        self._loading = threading.Lock()
         self._version = 0
         _ALL.append(self)  # type: ignore[arg-type]
 
@@ -172,22 +174,28 @@ class Registry(Generic[T]):
         """Read the entry-point group once; names registered in code take precedence."""
         if self._loaded:
             return
-        self._loaded = True
-        for point in importlib.metadata.entry_points(group=self.group):
-            if point.name in self._entries:
-                logger.debug("%s %r: the registered one wins", self.kind, point.name)
-                continue
-            self._entries[point.name] = point.value
-            self._plugins.add(point.name)
-            self._version += 1
+        # Extraction and judging run in worker threads: the first miss may come from
+        # several at once, and none may see the group half read.
+        with self._loading:
+            if self._loaded:
+                return
+            for point in importlib.metadata.entry_points(group=self.group):
+                if point.name in self._entries:
+                    logger.debug("%s %r: the registered one wins", self.kind, point.name)
+                    continue
+                self._entries[point.name] = point.value
+                self._plugins.add(point.name)
+                self._version += 1
+            self._loaded = True
 
     def reset_plugins(self) -> None:
         """Forget the plug-ins read so far; the next miss reads the group again."""
-        for name in self._plugins:
-            self._entries.pop(name, None)
-        self._plugins.clear()
-        self._loaded = False
-        self._version += 1
+        with self._loading:
+            for name in self._plugins:
+                self._entries.pop(name, None)
+            self._plugins.clear()
+            self._loaded = False
+            self._version += 1
 
 
 def reset_plugins() -> None:

@@ -20,6 +20,7 @@ meant a call (a `name` and an `arguments`/`parameters` key, and in prose a known
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import NamedTuple
 
 from toolgrade._json import JsonObject, JsonValue
@@ -68,8 +69,17 @@ def _candidate_start(text: str, brace: int) -> int:
     return low + len(before) - 1 if before.endswith("[") else brace
 
 
-def fenced_blocks(text: str) -> list[tuple[str, str, bool]]:
-    """Markdown fenced blocks as (language, body, closed), in linear time."""
+def fenced_blocks(
+    text: str, *, end_of: Callable[[str, int, int], int] | None = None
+) -> list[tuple[str, str, bool]]:
+    """Markdown fenced blocks as (language, body, closed), in linear time.
+
+    Args:
+        text: the text to scan.
+        end_of: called with (language, body start, first closing fence or -1) for each
+            block; returns where the block really ends (a reader that decodes JSON moves
+            it past backticks inside a string), or -1 for the end of the text.
+    """
     blocks: list[tuple[str, str, bool]] = []
     pos = text.find("```")
     while pos != -1 and len(blocks) < _MAX_FENCES:
@@ -81,6 +91,8 @@ def fenced_blocks(text: str) -> list[tuple[str, str, bool]]:
             pos = text.find("```", newline)  # a line with an inline ```code``` span
             continue
         end = text.find("```", newline + 1)
+        if end_of is not None:
+            end = end_of(info.lower(), newline + 1, end)
         body = text[newline + 1 : end if end != -1 else len(text)]
         blocks.append((info.lower(), body, end != -1))
         if end == -1:
@@ -267,25 +279,16 @@ class _FenceReader:
 
 def _fenced_json(text: str, ctx: ExtractContext) -> Extraction | None:
     reader = _FenceReader(text, ctx)
-    index = 0
-    pos = text.find("```")
-    while pos != -1 and index < _MAX_FENCES:
-        newline = text.find("\n", pos + 3)
-        if newline == -1:
-            break
-        info = text[pos + 3 : newline].strip()
-        if "`" in info:
-            pos = text.find("```", newline)  # a line with an inline ```code``` span
-            continue
-        index += 1
-        end = text.find("```", newline + 1)
-        first = skip_space(text, newline + 1)
-        if info.lower() in _FENCE_LANGS and text.startswith(("{", "["), first):
-            end = reader.block(newline + 1, end, f"fenced_json: block #{index}")
-        if end == -1:
-            break
-        pos = text.find("```", end + 3)
-    if index > MAX_CALLS:
+    seen = 0
+
+    def read(lang: str, start: int, end: int) -> int:
+        nonlocal seen
+        seen += 1
+        if lang in _FENCE_LANGS and text.startswith(("{", "["), skip_space(text, start)):
+            return reader.block(start, end, f"fenced_json: block #{seen}")
+        return end
+
+    if len(fenced_blocks(text, end_of=read)) > MAX_CALLS:
         reader.found.errors.append(cap_error())
     return reader.found.result("fenced_json")
 

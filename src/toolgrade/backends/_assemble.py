@@ -15,6 +15,7 @@ import time
 from abc import ABC, abstractmethod
 
 from toolgrade._json import JsonObject, JsonValue
+from toolgrade.backends._types import ChatReply
 from toolgrade.errors import BackendError
 
 __all__ = ["OllamaStream", "OpenAIStream"]
@@ -85,6 +86,26 @@ class _Stream(ABC):
     @abstractmethod
     def _take_calls(self, value: JsonValue) -> None:
         """Add one delta's tool calls (each API streams them in its own shape)."""
+
+    @abstractmethod
+    def message(self) -> JsonObject:
+        """The assistant message, shaped as a whole (non-streamed) answer gives it."""
+
+    def reply(self, started: float) -> ChatReply:
+        """The reply to a request sent at `started` (`time.perf_counter()`).
+
+        Raises:
+            BackendError: the stream had no complete answer.
+        """
+        message = self.message()
+        first = self.first_token_at
+        return ChatReply(
+            raw=message,
+            latency_ms=(time.perf_counter() - started) * 1000.0,
+            identity=self.identity,
+            ttft_ms=None if first is None else (first - started) * 1000.0,
+            finish_reason=self.finish_reason,
+        )
 
     def _message(self, *, empty_content: str | None) -> JsonObject:
         fields = dict(self._fields)
@@ -211,16 +232,13 @@ class OpenAIStream(_Stream):
             else:
                 entry[key] = value
 
-    def finish(self) -> None:
-        """Dispatch an event cut off by the end of the body (no final blank line)."""
-        self._dispatch()
-
     def message(self) -> JsonObject:
         """The assistant message, shaped like `choices[0].message` of a whole answer.
 
         Raises:
             BackendError: the stream had no answer, or stopped without a finish reason.
         """
+        self._dispatch()  # an event cut off by the end of the body (no final blank line)
         if not self._choices:
             raise BackendError("the stream ended without an answer", url=self.url)
         if self.finish_reason is None:

@@ -117,14 +117,7 @@ class OllamaBackend:
             sink = OllamaStream(url)
             answer = await self._http.post_stream("api/chat", body, sink)
             if answer.streamed:
-                first = sink.first_token_at
-                return ChatReply(
-                    raw=sink.message(),
-                    latency_ms=(time.perf_counter() - started) * 1000.0,
-                    identity=sink.identity,
-                    ttft_ms=None if first is None else (first - started) * 1000.0,
-                    finish_reason=sink.finish_reason,
-                )
+                return sink.reply(started)
             data = answer.value  # one JSON document: the server did not stream
         else:
             data = await self._http.post("api/chat", body)

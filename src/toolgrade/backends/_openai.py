@@ -122,16 +122,7 @@ class OpenAIBackend:
             sink = OpenAIStream(url)
             answer = await self._http.post_stream("chat/completions", body, sink)
             if answer.streamed:
-                sink.finish()
-                streamed = sink.message()
-                first = sink.first_token_at
-                return ChatReply(
-                    raw=streamed,
-                    latency_ms=(time.perf_counter() - started) * 1000.0,
-                    identity=sink.identity,
-                    ttft_ms=None if first is None else (first - started) * 1000.0,
-                    finish_reason=sink.finish_reason,
-                )
+                return sink.reply(started)
             data = answer.value  # the server ignored `stream: true`
         else:
             data = await self._http.post("chat/completions", body)

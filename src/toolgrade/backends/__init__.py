@@ -9,7 +9,7 @@ from toolgrade.backends._registry import (
     providers,
     register_backend,
 )
-from toolgrade.backends._replay import ReplayRecord
+from toolgrade.backends._replay import NO_RECORDED_RESPONSE, ReplayRecord
 from toolgrade.backends._types import (
     DEFAULT_MAX_TOKENS,
     Backend,
@@ -32,6 +32,7 @@ __all__ = [
     "DEFAULT_MAX_TOKENS",
     "Diagnosis",
     "Mode",
+    "NO_RECORDED_RESPONSE",
     "NameMap",
     "ReplayRecord",
     "RetryPolicy",

@@ -22,7 +22,12 @@ from toolgrade.backends._stream import MAX_RESPONSE_BYTES
 from toolgrade.backends._types import BackendSettings, ChatReply, ChatRequest, ServerInfo
 from toolgrade.errors import InputError
 
-__all__ = ["MAX_RESPONSES_FILE_BYTES", "ReplayBackend", "ReplayRecord"]
+__all__ = ["MAX_RESPONSES_FILE_BYTES", "NO_RECORDED_RESPONSE", "ReplayBackend", "ReplayRecord"]
+
+NO_RECORDED_RESPONSE = "no recorded response"
+"""The error of a case the responses file has no line for."""
+_SAMPLE_IDS = 4
+"""Case ids of the file kept in the run's identity, to show when they match no case."""
 
 MAX_RESPONSES_FILE_BYTES = 256 * 1024 * 1024
 """A responses file larger than this is refused before it is read."""
@@ -191,16 +196,22 @@ class ReplayBackend:
         return {"provider": self.provider, "file": str(self.path.absolute())}
 
     async def server_info(self) -> ServerInfo:
-        """The file's identity: its content hash and how many cases it answers."""
+        """The file's identity: its content hash, how many cases and lines it holds."""
+        sample: list[JsonValue] = [*self._records][:_SAMPLE_IDS]
         return ServerInfo(
-            identity={"file_sha256": self._sha256, "recorded_cases": len(self._records)}
+            identity={
+                "file_sha256": self._sha256,
+                "recorded_cases": len(self._records),
+                "recorded_lines": sum(len(a.by_repeat) for a in self._records.values()),
+                "recorded_ids": sample,
+            }
         )
 
     async def complete(self, request: ChatRequest) -> ChatReply:
         """The recorded answer for the case and repetition (an `error` reply if none)."""
         answers = self._records.get(request.case_id)
         if answers is None:
-            return ChatReply(raw=None, error="no recorded response")
+            return ChatReply(raw=None, error=NO_RECORDED_RESPONSE)
         found = answers.by_repeat.get(request.repeat)
         if found is None:
             return ChatReply(raw=None, error=answers.missing(request.repeat))

@@ -12,13 +12,13 @@ the model server was (every request failed or timed out).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import typer
 
 import toolgrade
+from toolgrade.backends import NO_RECORDED_RESPONSE
 from toolgrade.compare import Comparison
 from toolgrade.errors import BaselineError, ConfigError, SaveError
 from toolgrade.report import report_formats
@@ -184,8 +184,10 @@ class _Unmatched:
     """The responses file."""
     lines: int
     """Its non-blank lines."""
-    recorded: tuple[str, ...]
-    """The distinct case ids of the file, in order."""
+    recorded: int
+    """How many distinct case ids the file holds."""
+    sample: tuple[str, ...]
+    """Its first case ids, in file order."""
     cases: tuple[str, ...]
     """The distinct case ids of the run, in order."""
     missing: tuple[str, ...]
@@ -199,8 +201,8 @@ class _Unmatched:
             )
         return (
             f"no case could be scored: none of the {len(self.cases)} selected cases has a"
-            f" response in {self.file} ({self.lines} lines, {len(self.recorded)} case ids:"
-            f" {_sample(self.recorded)}; the suite's: {_sample(self.cases)});"
+            f" response in {self.file} ({self.lines} lines, {self.recorded} case ids:"
+            f" {_sample(self.sample, total=self.recorded)}; the suite's: {_sample(self.cases)});"
             " are these the responses to another suite?"
         )
 
@@ -212,31 +214,27 @@ class _Unmatched:
 
 
 def _replay_unmatched(result: RunResult) -> _Unmatched | None:
-    """For a run of recorded responses: which of its cases the file answers (else None)."""
+    """For a run of recorded responses: which of its cases the file answers (else None).
+
+    The replay backend recorded what the file holds in the run's identity, so the file
+    is not read again.
+    """
     file = result.backend.get("file")
+    lines, count, sample = (result.server.get(k) for k in _RECORDED)
     if not result.model.startswith("replay/") or not isinstance(file, str):
         return None
-    try:
-        text = Path(file).read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError):
+    if not (isinstance(lines, int) and isinstance(count, int) and isinstance(sample, list)):
         return None
-    lines = [line for line in text.splitlines() if line.strip()]
-    recorded = dict.fromkeys(_case_id(line) for line in lines)
-    recorded.pop(None, None)
     cases = tuple(dict.fromkeys(r.case_id for r in result.results))
-    missing = tuple(c for c in cases if c not in recorded)
-    return _Unmatched(file, len(lines), tuple(k for k in recorded if k), cases, missing)
+    unanswered = {r.case_id for r in result.results if r.error == NO_RECORDED_RESPONSE}
+    missing = tuple(c for c in cases if c in unanswered)
+    return _Unmatched(file, lines, count, tuple(str(i) for i in sample), cases, missing)
 
 
-def _case_id(line: str) -> str | None:
-    try:
-        value = json.loads(line)
-    except ValueError:
-        return None
-    case_id = value.get("case_id") if isinstance(value, dict) else None
-    return case_id if isinstance(case_id, str) else None
+_RECORDED = ("recorded_lines", "recorded_cases", "recorded_ids")
+"""What the replay backend says about its file, in the run's `server` identity."""
 
 
-def _sample(ids: tuple[str, ...], n: int = 3) -> str:
+def _sample(ids: tuple[str, ...], n: int = 3, *, total: int | None = None) -> str:
     shown = ", ".join(repr(i) for i in ids[:n])
-    return shown + (", ..." if len(ids) > n else "")
+    return shown + (", ..." if (len(ids) if total is None else total) > n else "")

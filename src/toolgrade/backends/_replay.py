@@ -197,7 +197,7 @@ class ReplayBackend:
 
     async def server_info(self) -> ServerInfo:
         """The file's identity: its content hash, how many cases and lines it holds."""
-        sample: list[JsonValue] = [*self._records][:_SAMPLE_IDS]
+        sample: list[JsonValue] = [case_id for case_id in self._records][:_SAMPLE_IDS]
         return ServerInfo(
             identity={
                 "file_sha256": self._sha256,

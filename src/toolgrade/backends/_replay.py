@@ -11,6 +11,7 @@ a live model's answer may have (`MAX_RESPONSE_BYTES`), and the whole file to
 from __future__ import annotations
 
 import hashlib
+import itertools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -197,7 +198,7 @@ class ReplayBackend:
 
     async def server_info(self) -> ServerInfo:
         """The file's identity: its content hash, how many cases and lines it holds."""
-        sample: list[JsonValue] = [case_id for case_id in self._records][:_SAMPLE_IDS]
+        sample: list[JsonValue] = [c for c in itertools.islice(self._records, _SAMPLE_IDS)]
         return ServerInfo(
             identity={
                 "file_sha256": self._sha256,

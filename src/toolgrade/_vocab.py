@@ -64,11 +64,37 @@ class Status(StrEnum):
     """The model did not answer in time (not scored)."""
     ERROR = "error"
     """The case could not be run (not scored)."""
+    FORBIDDEN_CALL = "forbidden_call"
+    """Conversations: a forbidden call was made."""
+    STATE_MISMATCH = "state_mismatch"
+    """Conversations: the environment's state is not what was expected."""
+    REPLY_MISMATCH = "reply_mismatch"
+    """Conversations: an assistant reply does not say what it must."""
+    STEP_LIMIT = "step_limit"
+    """Conversations: a turn used every step it was allowed without answering."""
+    UNCOVERED_CALL = "uncovered_call"
+    """Conversations: a call no rule of the scripted environment covers."""
 
     @property
     def scored(self) -> bool:
         """False for `timeout` and `error`: they are not evidence about the model."""
         return self not in (Status.TIMEOUT, Status.ERROR)
+
+    @property
+    def conversational(self) -> bool:
+        """True for the statuses only a conversation can have."""
+        return self in _CONVERSATIONAL
+
+
+_CONVERSATIONAL = frozenset(
+    {
+        Status.FORBIDDEN_CALL,
+        Status.STATE_MISMATCH,
+        Status.REPLY_MISMATCH,
+        Status.STEP_LIMIT,
+        Status.UNCOVERED_CALL,
+    }
+)
 
 
 # The one alias table of a call object, for `ToolCall` input and for extraction's reader

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
 from toolgrade._json import JsonObject, JsonValue
+from toolgrade._transcript import ConversationRecord
 from toolgrade._vocab import Mismatch, PairKind, Rubric, Status, ToolCall
 
-__all__ = ["CaseResult", "PairResult", "RunResult", "Status", "Verdict"]
+__all__ = ["CaseResult", "ConversationRecord", "PairResult", "RunResult", "Status", "Verdict"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
@@ -112,6 +113,16 @@ class CaseResult(BaseModel):
     """For `error` and `timeout`: what went wrong."""
     repeat: int = 0
     """Repetition index when a case runs several times."""
+    conversation: ConversationRecord | None = None
+    """For a conversation: every turn, step, tool exchange and check (None for a case,
+    and then left out of the JSON, as before the field existed)."""
+
+    @model_serializer(mode="wrap")
+    def _without_empty_conversation(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("conversation", 0) is None:
+            del data["conversation"]
+        return data
 
 
 class RunResult(BaseModel):

@@ -1,30 +1,59 @@
-"""Suites: tools, cases, loading, validation, selection and the built-in suites."""
+"""Suites: tools, cases, conversations, loading, validation, selection, built-in suites."""
 
 from toolgrade.suite._builtin import builtin_suite_names
-from toolgrade.suite._io import load_suite, parse_suite
-from toolgrade.suite._models import (
-    Case,
-    ChatMessage,
-    Difficulty,
-    Order,
-    Rubric,
-    Suite,
-    SuiteDefaults,
-    ToolSpec,
+from toolgrade.suite._conversation import (
+    CHECK_NAMES,
+    DEFAULT_MAX_STEPS,
+    CallPattern,
+    CheckName,
+    Checks,
+    Conversation,
+    Environment,
+    FailSpec,
+    FinalStateCheck,
+    PythonEnvironment,
+    ReferenceTurn,
+    RuleWhen,
+    ScriptedEnvironment,
+    ScriptedRule,
+    TrajectoryCheck,
+    TrajectoryMode,
+    Turn,
 )
+from toolgrade.suite._io import load_suite, parse_suite
+from toolgrade.suite._models import Case, ChatMessage, Difficulty, Order, Rubric, ToolSpec
 from toolgrade.suite._schema import suite_schema, suite_schema_text
 from toolgrade.suite._select import Selection, select_cases
+from toolgrade.suite._suite_model import AnyCase, Suite, SuiteDefaults
 
 __all__ = [
+    "CHECK_NAMES",
+    "DEFAULT_MAX_STEPS",
+    "AnyCase",
+    "CallPattern",
     "Case",
     "ChatMessage",
+    "CheckName",
+    "Checks",
+    "Conversation",
     "Difficulty",
+    "Environment",
+    "FailSpec",
+    "FinalStateCheck",
     "Order",
+    "PythonEnvironment",
+    "ReferenceTurn",
     "Rubric",
+    "RuleWhen",
+    "ScriptedEnvironment",
+    "ScriptedRule",
     "Selection",
     "Suite",
     "SuiteDefaults",
     "ToolSpec",
+    "TrajectoryCheck",
+    "TrajectoryMode",
+    "Turn",
     "builtin_suite_names",
     "load_suite",
     "parse_suite",

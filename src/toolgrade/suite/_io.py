@@ -19,8 +19,8 @@ from toolgrade.errors import SuiteError
 from toolgrade.suite._builtin import builtin_suite_names, builtin_suite_text
 from toolgrade.suite._checks import Problem, SourceFile, semantic_problems
 from toolgrade.suite._locate import line_of, value_lines
-from toolgrade.suite._models import Suite
 from toolgrade.suite._schema import schema_problems
+from toolgrade.suite._suite_model import Suite
 
 __all__ = ["load_suite", "parse_suite"]
 

@@ -1,9 +1,7 @@
-"""The suite data model: tools, cases and suites (frozen pydantic models)."""
+"""The case data model: tools, chat messages and single-prompt cases (frozen pydantic models)."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -18,9 +16,8 @@ __all__ = [
     "Difficulty",
     "Order",
     "Rubric",
-    "Suite",
-    "SuiteDefaults",
     "ToolSpec",
+    "as_call_list",
 ]
 
 Order = Literal["any", "strict"]
@@ -97,7 +94,7 @@ class ChatMessage(BaseModel):
     """For a `tool` message: the tool that answered."""
 
 
-def _as_call_list(value: Any) -> Any:
+def as_call_list(value: Any) -> Any:
     """Normalise one call, a list of calls, or null into a list (null -> [])."""
     if value is None:
         return []
@@ -146,14 +143,14 @@ class Case(BaseModel):
     @field_validator("expected", mode="before")
     @classmethod
     def _normalise_expected(cls, value: Any) -> Any:
-        return _as_call_list(value)
+        return as_call_list(value)
 
     @field_validator("alternatives", mode="before")
     @classmethod
     def _normalise_alternatives(cls, value: Any) -> Any:
         if value is None:
             return ()
-        return [_as_call_list(v) for v in value]
+        return [as_call_list(v) for v in value]
 
     @field_validator("tool_definitions")
     @classmethod
@@ -187,109 +184,3 @@ class Case(BaseModel):
         else:
             out.extend(m.model_dump(exclude_none=True) for m in self.prompt)
         return out
-
-
-class SuiteDefaults(BaseModel):
-    """Suite-wide defaults that cases may override."""
-
-    model_config = _FROZEN
-
-    system: str | None = None
-    """Default system prompt."""
-    order: Order = "any"
-    """Default call order rule."""
-    rubric: Rubric = "partial"
-    """Default rubric."""
-    trim_strings: bool = True
-    """Ignore the surrounding whitespace of string arguments whose schema does not say
-    otherwise (`x-toolgrade-trim`, `contentMediaType`; see docs/matching.md)."""
-
-
-class Suite(BaseModel):
-    """A versioned set of tools and cases."""
-
-    model_config = _FROZEN
-
-    schema_version: Literal[1] = 1
-    """Version of the file format."""
-    name: str = Field(min_length=1)
-    """Suite name, e.g. `coding-agent`."""
-    version: str = ""
-    """Version of the content; bump it whenever a case changes. Empty when the file
-    gives none (or gives `""`): the suite has no version, and says so."""
-    description: str = ""
-    """What the suite measures."""
-    categories: tuple[str, ...] | None = None
-    """Allowed categories; None allows any."""
-    defaults: SuiteDefaults = SuiteDefaults()
-    """Defaults for cases."""
-    tools: tuple[ToolSpec, ...] = ()
-    """Every tool a case may offer."""
-    cases: tuple[Case, ...] = ()
-    """The cases, in file order."""
-
-    def tool(self, name: str) -> ToolSpec | None:
-        """Return the suite's tool with this name, or None (case definitions aside)."""
-        return next((t for t in self.tools if t.name == name), None)
-
-    def tools_for(self, case: Case) -> tuple[ToolSpec, ...]:
-        """The tools offered to a case, in a stable order.
-
-        First the suite's tools the case offers (all, or those `case.tools` names), in
-        suite order, each replaced by the case's own definition of the same name; then
-        the case's other `tool_definitions`, in their order.
-
-        Examples:
-            >>> suite = Suite(name="s", tools=[ToolSpec(name="a"), ToolSpec(name="b")])
-            >>> case = Case(id="c", prompt="p", expected=None, tools=["b"],
-            ...             tool_definitions=[ToolSpec(name="c"), ToolSpec(name="b")])
-            >>> [(t.name, t is case.tool_definitions[1]) for t in suite.tools_for(case)]
-            [('b', True), ('c', False)]
-        """
-        if case.tools is None:
-            offered = self.tools
-        else:
-            wanted = set(case.tools)
-            offered = tuple(t for t in self.tools if t.name in wanted)
-        if not case.tool_definitions:
-            return offered
-        own = {t.name: t for t in case.tool_definitions}
-        replaced = tuple(own.pop(t.name, t) for t in offered)
-        return replaced + tuple(t for t in case.tool_definitions if t.name in own)
-
-    @property
-    def content_hash(self) -> str:
-        """A stable hash of the normalised suite: `sha256:` + 64 hex digits."""
-        canonical = json.dumps(
-            self._dump(exclude_none=False),
-            sort_keys=True,
-            ensure_ascii=False,
-            separators=(",", ":"),
-        )
-        return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
-
-    def _dump(self, *, exclude_none: bool) -> JsonObject:
-        # A case without tool definitions dumps as before the field existed, so that
-        # the hashes of existing suites stay the same.
-        # Likewise a suite that keeps the default string trimming.
-        exclude: dict[str, Any] = {}
-        bare = {i: {"tool_definitions"} for i, c in enumerate(self.cases) if not c.tool_definitions}
-        if bare:
-            exclude["cases"] = bare
-        if self.defaults.trim_strings:
-            exclude["defaults"] = {"trim_strings"}
-        if not self.version:  # an unversioned suite is written without one
-            exclude["version"] = True
-        data: JsonObject = self.model_dump(
-            mode="json", exclude_none=exclude_none, exclude=exclude or None
-        )
-        return data
-
-    def to_dict(self) -> JsonObject:
-        """The suite in the file format: `load_suite` reads it back to an equal suite.
-
-        Examples:
-            >>> Suite(name="demo").to_dict()["schema_version"]
-            1
-        """
-        return self._dump(exclude_none=True)

@@ -10,7 +10,8 @@ from typing import get_args
 
 from toolgrade._json import JsonObject
 from toolgrade.errors import ConfigError
-from toolgrade.suite._models import Case, Difficulty, Suite
+from toolgrade.suite._models import Difficulty
+from toolgrade.suite._suite_model import AnyCase, Suite
 
 __all__ = ["Selection", "select_cases"]
 
@@ -65,7 +66,7 @@ class Selection:
             self.sample is None and self.limit is None
         )
 
-    def matches(self, case: Case) -> bool:
+    def matches(self, case: AnyCase) -> bool:
         """True when the case passes the tag, category, difficulty and id filters."""
         if self.tags:
             have = set(case.tags)
@@ -96,7 +97,7 @@ def _sample_key(seed: int, case_id: str) -> bytes:
     return hashlib.sha256(f"{seed}\x00{case_id}".encode()).digest()
 
 
-def _sample(cases: Iterable[Case], n: int, seed: int) -> list[Case]:
+def _sample(cases: Iterable[AnyCase], n: int, seed: int) -> list[AnyCase]:
     """Keep `n` cases ranked by a seeded hash of their id, in their original order.
 
     A keyed hash rather than `random.Random(seed).sample`: the choice depends only on
@@ -130,7 +131,7 @@ def select_cases(suite: Suite, selection: Selection) -> Suite:
     """
     if selection.is_everything:
         return suite
-    cases: list[Case] = [c for c in suite.cases if selection.matches(c)]
+    cases: list[AnyCase] = [c for c in suite.cases if selection.matches(c)]
     if selection.sample is not None:
         cases = _sample(cases, selection.sample, selection.seed)
     if selection.limit is not None:

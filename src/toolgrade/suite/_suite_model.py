@@ -1,0 +1,176 @@
+"""The suite model: defaults, tools, environments, cases and conversations."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
+
+from toolgrade._json import JsonObject
+from toolgrade.suite._conversation import Conversation, Environment
+from toolgrade.suite._models import Case, Order, Rubric, ToolSpec
+
+__all__ = ["AnyCase", "Suite", "SuiteDefaults"]
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+
+AnyCase = Case | Conversation
+"""A single-prompt case or a conversation."""
+
+
+def _case_kind(value: Any) -> str:
+    if isinstance(value, Conversation) or (isinstance(value, Mapping) and "turns" in value):
+        return "conversation"
+    return "case"
+
+
+_CaseEntry = Annotated[
+    Annotated[Case, Tag("case")] | Annotated[Conversation, Tag("conversation")],
+    Discriminator(_case_kind),
+]
+
+
+class SuiteDefaults(BaseModel):
+    """Suite-wide defaults that cases may override."""
+
+    model_config = _FROZEN
+
+    system: str | None = None
+    """Default system prompt."""
+    order: Order = "any"
+    """Default call order rule."""
+    rubric: Rubric = "partial"
+    """Default rubric."""
+    trim_strings: bool = True
+    """Ignore the surrounding whitespace of string arguments whose schema does not say
+    otherwise (`x-toolgrade-trim`, `contentMediaType`; see docs/matching.md)."""
+
+
+class Suite(BaseModel):
+    """A versioned set of tools and cases."""
+
+    model_config = _FROZEN
+
+    schema_version: Literal[1, 2] = 1
+    """Version of the file format: 2 when the suite has conversations or environments."""
+    name: str = Field(min_length=1)
+    """Suite name, e.g. `coding-agent`."""
+    version: str = ""
+    """Version of the content; bump it whenever a case changes. Empty when the file
+    gives none (or gives `""`): the suite has no version, and says so."""
+    description: str = ""
+    """What the suite measures."""
+    categories: tuple[str, ...] | None = None
+    """Allowed categories; None allows any."""
+    defaults: SuiteDefaults = SuiteDefaults()
+    """Defaults for cases."""
+    tools: tuple[ToolSpec, ...] = ()
+    """Every tool a case may offer."""
+    environments: Mapping[str, Environment] = {}
+    """Environments that answer the tool calls of conversations, by name."""
+    cases: tuple[_CaseEntry, ...] = ()
+    """The cases and conversations, in file order."""
+
+    @model_validator(mode="after")
+    def _version_covers_content(self) -> Suite:
+        if self.schema_version < 2 and (self.environments or self.conversations):
+            raise ValueError("conversations and environments need schema_version 2")
+        return self
+
+    @property
+    def conversations(self) -> tuple[Conversation, ...]:
+        """The conversations, in file order."""
+        return tuple(c for c in self.cases if isinstance(c, Conversation))
+
+    @property
+    def single_cases(self) -> tuple[Case, ...]:
+        """The single-prompt cases, in file order."""
+        return tuple(c for c in self.cases if isinstance(c, Case))
+
+    def tool(self, name: str) -> ToolSpec | None:
+        """Return the suite's tool with this name, or None (case definitions aside)."""
+        return next((t for t in self.tools if t.name == name), None)
+
+    def tools_for(self, case: AnyCase) -> tuple[ToolSpec, ...]:
+        """The tools offered to a case, in a stable order.
+
+        First the suite's tools the case offers (all, or those `case.tools` names), in
+        suite order, each replaced by the case's own definition of the same name; then
+        the case's other `tool_definitions`, in their order.
+
+        Examples:
+            >>> suite = Suite(name="s", tools=[ToolSpec(name="a"), ToolSpec(name="b")])
+            >>> case = Case(id="c", prompt="p", expected=None, tools=["b"],
+            ...             tool_definitions=[ToolSpec(name="c"), ToolSpec(name="b")])
+            >>> [(t.name, t is case.tool_definitions[1]) for t in suite.tools_for(case)]
+            [('b', True), ('c', False)]
+        """
+        if case.tools is None:
+            offered = self.tools
+        else:
+            wanted = set(case.tools)
+            offered = tuple(t for t in self.tools if t.name in wanted)
+        if not case.tool_definitions:
+            return offered
+        own = {t.name: t for t in case.tool_definitions}
+        replaced = tuple(own.pop(t.name, t) for t in offered)
+        return replaced + tuple(t for t in case.tool_definitions if t.name in own)
+
+    def tools_for_turn(self, conversation: Conversation, turn: int) -> tuple[ToolSpec, ...]:
+        """The tools offered in one turn (from 0) of a conversation: `tools_for`, less
+        the tools later turns add, plus the suite's tools this and earlier turns add.
+        """
+        later = {n for t in conversation.turns[turn + 1 :] for n in t.add_tools}
+        added = [n for t in conversation.turns[: turn + 1] for n in t.add_tools]
+        offered = [
+            t for t in self.tools_for(conversation) if t.name not in later or t.name in added
+        ]
+        have = {t.name for t in offered}
+        for name in added:
+            tool = self.tool(name)
+            if tool is not None and name not in have:
+                offered.append(tool)
+                have.add(name)
+        return tuple(offered)
+
+    @property
+    def content_hash(self) -> str:
+        """A stable hash of the normalised suite: `sha256:` + 64 hex digits."""
+        canonical = json.dumps(
+            self._dump(exclude_none=False),
+            sort_keys=True,
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+        return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+    def _dump(self, *, exclude_none: bool) -> JsonObject:
+        # A case without tool definitions dumps as before the field existed, so that
+        # the hashes of existing suites stay the same.
+        # Likewise a suite that keeps the default string trimming.
+        exclude: dict[str, Any] = {}
+        bare = {i: {"tool_definitions"} for i, c in enumerate(self.cases) if not c.tool_definitions}
+        if bare:
+            exclude["cases"] = bare
+        if self.defaults.trim_strings:
+            exclude["defaults"] = {"trim_strings"}
+        if not self.version:  # an unversioned suite is written without one
+            exclude["version"] = True
+        if not self.environments:  # a version 1 suite hashes as before they existed
+            exclude["environments"] = True
+        data: JsonObject = self.model_dump(
+            mode="json", exclude_none=exclude_none, exclude=exclude or None, by_alias=True
+        )
+        return data
+
+    def to_dict(self) -> JsonObject:
+        """The suite in the file format: `load_suite` reads it back to an equal suite.
+
+        Examples:
+            >>> Suite(name="demo").to_dict()["schema_version"]
+            1
+        """
+        return self._dump(exclude_none=True)

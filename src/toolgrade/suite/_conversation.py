@@ -120,8 +120,9 @@ class Turn(BaseModel):
 
 
 class RuleWhen(BaseModel):
-    """Which calls a scripted rule answers: a tool name and argument matchers (a subset:
-    arguments the rule does not mention are not looked at).
+    """Which calls a scripted rule answers: a tool name and argument matchers.
+
+    The matchers are a subset: arguments the rule does not mention are not looked at.
     """
 
     model_config = _FROZEN
@@ -184,8 +185,10 @@ Environment = Annotated[ScriptedEnvironment | PythonEnvironment, Field(discrimin
 
 
 class FailSpec(BaseModel):
-    """A tool result made to fail on purpose: the `nth` call of `tool` in the
-    conversation (from 1) is not executed and gets `result` instead.
+    """A tool result made to fail on purpose.
+
+    The `nth` call of `tool` in the conversation (from 1) is not executed and gets
+    `result` instead.
     """
 
     model_config = _FROZEN

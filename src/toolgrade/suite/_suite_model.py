@@ -120,8 +120,10 @@ class Suite(BaseModel):
         return replaced + tuple(t for t in case.tool_definitions if t.name in own)
 
     def tools_for_turn(self, conversation: Conversation, turn: int) -> tuple[ToolSpec, ...]:
-        """The tools offered in one turn (from 0) of a conversation: `tools_for`, less
-        the tools later turns add, plus the suite's tools this and earlier turns add.
+        """The tools offered in one turn (from 0) of a conversation.
+
+        `tools_for`, less the tools later turns add, plus the suite's tools this and
+        earlier turns add.
         """
         later = {n for t in conversation.turns[turn + 1 :] for n in t.add_tools}
         added = [n for t in conversation.turns[: turn + 1] for n in t.add_tools]

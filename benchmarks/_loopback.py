@@ -1,0 +1,114 @@
+"""A loopback model server for the harness benchmarks: answers every request at once.
+
+A minimal keep-alive HTTP/1.1 server on asyncio, run in a child process so that what a
+benchmark measures is toolgrade's own cost. `answer(body)` picks the bytes of each
+chat completion from the request body; `GET` requests get the model list.
+
+    with loopback("bench_runner:answer") as port:
+        ...  # http://127.0.0.1:{port}/v1
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import json
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+_MODELS = json.dumps({"object": "list", "data": [{"id": "bench"}]}).encode()
+
+Answer = Callable[[bytes], bytes]
+"""Request body -> the JSON body of the chat completion."""
+
+
+def completion(message: dict[str, object]) -> bytes:
+    """A whole chat-completion body around one assistant message."""
+    return json.dumps(
+        {
+            "id": "bench",
+            "object": "chat.completion",
+            "model": "bench",
+            "system_fingerprint": "fp_bench",
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        }
+    ).encode()
+
+
+def _response(body: bytes) -> bytes:
+    head = (
+        f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+    )
+    return head.encode() + body
+
+
+class _Loopback(asyncio.Protocol):
+    """Keep-alive HTTP/1.1: read a request (headers + Content-Length body), answer at once."""
+
+    answer: Answer
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport
+        self.buffer = b""
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        while True:
+            end = self.buffer.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            head = self.buffer[:end].decode("latin-1")
+            length = 0
+            for line in head.split("\r\n")[1:]:
+                name, _, value = line.partition(":")
+                if name.strip().lower() == "content-length":
+                    length = int(value)
+            if len(self.buffer) < end + 4 + length:
+                return
+            body = self.buffer[end + 4 : end + 4 + length]
+            self.buffer = self.buffer[end + 4 + length :]
+            reply = _MODELS if head.startswith("GET") else type(self).answer(body)
+            self.transport.write(_response(reply))  # type: ignore[attr-defined]
+
+
+async def _serve(answer: Answer) -> None:
+    protocol = type("Loopback", (_Loopback,), {"answer": staticmethod(answer)})
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(protocol, "127.0.0.1", 0)
+    print(server.sockets[0].getsockname()[1], flush=True)
+    async with server:
+        await server.serve_forever()
+
+
+@contextlib.contextmanager
+def loopback(answer: str) -> Iterator[int]:
+    """Run the server in a child process; yield its port. `answer` is `module:function`
+    of a module in this folder."""
+    here = str(Path(__file__).resolve().parent)
+    code = f"import sys; sys.path.insert(0, {here!r}); import _loopback; _loopback.main({answer!r})"
+    server = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        yield int(server.stdout.readline())
+    finally:
+        server.terminate()
+        server.wait()
+
+
+def main(answer: str) -> None:
+    """The child process: serve with the named answer function."""
+    module, _, name = answer.partition(":")
+    asyncio.run(_serve(getattr(importlib.import_module(module), name)))
+
+
+def peak_rss_mb() -> float | None:
+    """This process's peak resident memory, in MB (None where it cannot be read)."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return None
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 1024 / 1024 if sys.platform == "darwin" else peak / 1024

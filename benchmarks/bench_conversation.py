@@ -1,0 +1,147 @@
+"""Conversation harness overhead per step, against a loopback server that answers at once.
+
+Targets (issue 16): at least 1,000 conversation steps/s at concurrency 32, and a peak
+memory below 200 MB for a 2,000-conversation run. Each conversation has two user turns;
+in each the model (the loopback server, in a child process) first calls `read_file`,
+then, once the tool's result is the last message, answers in text: four model replies
+(steps) per conversation. The environment is scripted, so what is measured is
+toolgrade's own cost per step: the request with the growing history, httpx,
+extraction, executing the call in the environment, judging every turn and check at
+the end, and writing `results.jsonl` with the whole transcript.
+
+Run: .venv/bin/python benchmarks/bench_conversation.py [--conversations 2000] [--concurrency 32]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _loopback import completion, loopback, peak_rss_mb
+
+TARGET_RATE = 1000.0
+TARGET_MB = 200.0
+STEPS_PER_CONVERSATION = 4
+
+_CALL = completion(
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": "call_0",
+                "type": "function",
+                "function": {"name": "read_file", "arguments": '{"path": "README.md"}'},
+            }
+        ],
+    }
+)
+_TEXT = completion({"role": "assistant", "content": "README.md says hello."})
+
+
+def answer(body: bytes) -> bytes:
+    """A call when the last message is the user's, text once a tool has answered."""
+    messages = json.loads(body).get("messages") or [{}]
+    return _TEXT if messages[-1].get("role") == "tool" else _CALL
+
+
+def _suite(n: int) -> object:
+    import toolgrade
+
+    read = {"name": "read_file", "arguments": {"path": "README.md"}}
+    return toolgrade.Suite.model_validate(
+        {
+            "schema_version": 2,
+            "name": "bench-conversations",
+            "tools": [
+                {
+                    "name": "read_file",
+                    "parameters": {
+                        "type": "object",
+                        "properties": {"path": {"type": "string"}},
+                        "required": ["path"],
+                    },
+                }
+            ],
+            "environments": {
+                "files": {
+                    "kind": "scripted",
+                    "rules": [{"when": {"tool": "read_file"}, "result": {"content": "hello"}}],
+                }
+            },
+            "cases": [
+                {
+                    "id": f"C-{i:05d}",
+                    "environment": "files",
+                    "turns": [
+                        {"user": f"Read README.md ({i})", "expected": read},
+                        {
+                            "user": "Read it again, please.",
+                            "expected": read,
+                            "reply": {"$contains": "hello"},
+                        },
+                    ],
+                    "checks": {
+                        "trajectory": {"calls": [read, read], "mode": "exact"},
+                        "max_calls": 2,
+                    },
+                }
+                for i in range(n)
+            ],
+        }
+    )
+
+
+def _bench(conversations: int, concurrency: int) -> int:
+    with loopback("bench_conversation:answer") as port, tempfile.TemporaryDirectory() as home:
+        os.environ["TOOLGRADE_HOME"] = home
+        import toolgrade
+
+        suite = _suite(conversations)
+        before = peak_rss_mb()
+        options = toolgrade.RunOptions(
+            base_url=f"http://127.0.0.1:{port}/v1", concurrency=concurrency, timeout=30
+        )
+        started = time.perf_counter()
+        run = toolgrade.run_suite(suite, "openai/bench", options=options)  # type: ignore[arg-type]
+        elapsed = time.perf_counter() - started
+        lines = len((Path(home) / "runs" / run.run_id / "results.jsonl").read_bytes().splitlines())
+    passed = sum(r.status == "correct" for r in run.results)
+    steps = sum(len(t.steps) for r in run.results if r.conversation for t in r.conversation.turns)
+    rate = steps / elapsed
+    peak = peak_rss_mb()
+    print(
+        f"conversations: {conversations}, concurrency {concurrency}, passed {passed},"
+        f" steps {steps}, lines written {lines}"
+    )
+    print(f"throughput: {rate:8.1f} steps/s   (target >= {TARGET_RATE:.0f})  {elapsed:.2f} s")
+    print(f"            {conversations / elapsed:8.1f} conversations/s")
+    shown = f"{peak:8.1f} MB" if peak is not None else "     n/a"
+    print(f"peak RSS:   {shown}        (target <  {TARGET_MB:.0f} MB)")
+    if before is not None:
+        print(f"            {before:8.1f} MB of it before the run (imports and the suite)")
+    ok = (
+        rate >= TARGET_RATE
+        and (peak is None or peak < TARGET_MB)
+        and lines == conversations
+        and steps == conversations * STEPS_PER_CONVERSATION
+    )
+    print("PASS" if ok else "MISSED")
+    return 0 if ok else 1
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--conversations", type=int, default=2000)
+    parser.add_argument("--concurrency", type=int, default=32)
+    args = parser.parse_args()
+    return _bench(args.conversations, args.concurrency)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from runner.fakeserver import FakeServer, Step
-
 from toolgrade.suite import Conversation, Suite
 
 Fault = str

@@ -1,4 +1,8 @@
-"""One line saying why a case failed: "Expected search, got read_file"."""
+"""One line saying why a case failed: "Expected search, got read_file".
+
+A conversation's reason is its first failure, placed: `Turn 2: wrong_args — ...`
+(turns counted from 1), or `Final_state: state_mismatch — ...` for an end check.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +10,29 @@ import json
 from collections.abc import Sequence
 
 from toolgrade._json import JsonValue
+from toolgrade._transcript import FirstFailure
 from toolgrade._vocab import Mismatch, ToolCall
 from toolgrade.results import CaseResult, Status
 
-__all__ = ["argument_name", "describe_failure", "mismatch_sentence"]
+__all__ = [
+    "argument_name",
+    "describe_failure",
+    "first_failure_text",
+    "mismatch_sentence",
+    "where_text",
+]
 
 _VALUE_CHARS = 40
+_MESSAGE_CHARS = 480
+
+# A conversational status on a result that carries no record (e.g. built by hand).
+_CONVERSATIONAL: dict[Status, str] = {
+    Status.FORBIDDEN_CALL: "A forbidden call was made",
+    Status.STATE_MISMATCH: "The final state is not the expected one",
+    Status.REPLY_MISMATCH: "A reply does not say what it must",
+    Status.STEP_LIMIT: "A turn used every step it was allowed without answering",
+    Status.UNCOVERED_CALL: "A call that no scripted rule covers",
+}
 
 
 def describe_failure(result: CaseResult) -> str:
@@ -38,6 +59,13 @@ def describe_failure(result: CaseResult) -> str:
     status = result.status
     if status is Status.CORRECT:
         return "Correct"
+    failure = result.conversation.first_failure if result.conversation is not None else None
+    if failure is not None:
+        text = first_failure_text(failure)
+        # `Turn 2: ...` reads as a sentence; a check keeps its name (`final_state: ...`).
+        return text[:1].upper() + text[1:] if failure.turn is not None else text
+    if status in _CONVERSATIONAL:
+        return _CONVERSATIONAL[status]
     if status is Status.TIMEOUT:
         return f"Timed out: {result.error}" if result.error else "Timed out"
     if status is Status.ERROR:
@@ -54,6 +82,33 @@ def describe_failure(result: CaseResult) -> str:
     if status is Status.EXTRA_CALLS:
         return _extra(result)
     return _wrong_args(result)
+
+
+def where_text(failure: FirstFailure) -> str:
+    """Where a conversation first failed: `turn 2` (from 1), `turn 2 step 1`, `final_state`.
+
+    Examples:
+        >>> where_text(FirstFailure(cause="wrong_args", message="", turn=1))
+        'turn 2'
+    """
+    if failure.turn is not None:
+        place = f"turn {failure.turn + 1}"
+        return place if failure.step is None else f"{place} step {failure.step + 1}"
+    return failure.check or "end checks"
+
+
+def first_failure_text(failure: FirstFailure) -> str:
+    """`turn 2: wrong_args — Wrong value for 'path'`, on one line.
+
+    Examples:
+        >>> first_failure_text(FirstFailure(cause="state_mismatch",
+        ...     message="/files/a.md differs", check="final_state"))
+        'final_state: state_mismatch — /files/a.md differs'
+    """
+    message = " ".join(failure.message.split())
+    if len(message) > _MESSAGE_CHARS:
+        message = message[: _MESSAGE_CHARS - 1] + "…"
+    return f"{where_text(failure)}: {failure.cause} — {message}"
 
 
 def argument_name(path: str) -> str:

@@ -18,6 +18,8 @@ import markupsafe
 
 from toolgrade._json import JsonValue
 from toolgrade.report._charts import Chart, bar_chart
+from toolgrade.report._conversation_html import conversation_panels
+from toolgrade.report._conversation_summary import summary_rows
 from toolgrade.report._diff import PairView, pair_views
 from toolgrade.report._raw import RawPart, clip_parts, group_calls, raw_parts
 from toolgrade.report._text import verdict_label
@@ -83,10 +85,16 @@ def _environment() -> jinja2.Environment:
 
 
 @cache
-def _assets() -> tuple[str, str, str]:
-    """The page's script and style, and the CSP that allows exactly these two."""
+def _assets(conversations: bool = False) -> tuple[str, str, str]:
+    """The page's script and style, and the CSP that allows exactly these two.
+
+    The conversation timelines' style is added only to pages that have conversations,
+    so a report without them is byte for byte what it was before they existed.
+    """
     script = _read("report.js")
     style = _read("report.css")
+    if conversations:
+        style += _read("conversation.css")
     digest = {
         kind: base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
         for kind, text in (("script", script), ("style", style))
@@ -142,7 +150,8 @@ def _json_or_blank(value: JsonValue, blank: bool) -> str:
 
 def render_html(data: ReportInput) -> str:
     """Render the HTML report."""
-    script, style, csp = _assets()
+    panels = conversation_panels(data.cases)
+    script, style, csp = _assets(bool(panels))
     m = data.metrics
     rows = [_row(c) for c in (*data.failures, *data.unscored)]
     charts: list[Chart] = []
@@ -151,7 +160,9 @@ def render_html(data: ReportInput) -> str:
     if m.by_tool:
         charts.append(bar_chart("Accuracy by tool", m.by_tool, headings=False))
     template = _environment().get_template("report.html.j2")
-    return template.render(
+    return template.render(  # conversations: empty for a run without them
+        conversations=panels,
+        conversation_rows=summary_rows(m),
         run=data.run,
         m=m,
         comparison=data.comparison,

@@ -1,5 +1,8 @@
 """The JUnit XML report: one testcase per case, for CI dashboards.
 
+A conversation is one testcase too (one per repetition): its failure message is the
+first failure (`turn 2: wrong_args — ...`) and its `system-out` the short transcript.
+
 Every value reaches the file through `_xml_safe`, which also neutralises GitHub
 mentions and issue references: CI reporters (dorny/test-reporter, EnricoMi's
 publish-unit-test-result-action, mikepenz/action-junit-report) copy test names and
@@ -11,6 +14,8 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
+from toolgrade.report._conversation_view import transcript_text
+from toolgrade.report._describe import first_failure_text
 from toolgrade.report._mentions import neutralise_references
 from toolgrade.report._raw import raw_text
 from toolgrade.report._view import (
@@ -28,6 +33,7 @@ __all__ = ["render_junit"]
 # a model output containing them must still give a well-formed file.
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _BODY_CHARS = 4000
+_TRANSCRIPT_CHARS = 20_000
 
 
 def _xml_safe(text: str) -> str:
@@ -85,6 +91,9 @@ def _testcase(parent: ET.Element, case: CaseView, suite_name: str) -> None:
         "time": f"{(r.latency_ms or 0.0) / 1000:.3f}",
     }
     element = ET.SubElement(parent, "testcase", attrs)
+    if r.conversation is not None:
+        _conversation(element, case)
+        return
     if r.status is Status.CORRECT:
         return
     tag = "failure" if r.status.scored else "error"
@@ -92,6 +101,24 @@ def _testcase(parent: ET.Element, case: CaseView, suite_name: str) -> None:
         element, tag, {"message": _xml_safe(case.headline), "type": r.status.value}
     )
     problem.text = _xml_safe(_body(case))
+
+
+def _conversation(element: ET.Element, case: CaseView) -> None:
+    """A conversation: its first failure as the failure, its transcript as system-out."""
+    r = case.result
+    record = r.conversation
+    if record is None:
+        return
+    if r.status is not Status.CORRECT:
+        failure = record.first_failure
+        message = first_failure_text(failure) if failure is not None else case.headline
+        tag = "failure" if r.status.scored else "error"
+        problem = ET.SubElement(
+            element, tag, {"message": _xml_safe(message), "type": r.status.value}
+        )
+        problem.text = _xml_safe(f"Reason: {case.headline}")
+    out = ET.SubElement(element, "system-out")
+    out.text = _xml_safe(clip(transcript_text(record), _TRANSCRIPT_CHARS))
 
 
 def _body(case: CaseView) -> str:

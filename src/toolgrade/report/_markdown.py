@@ -14,6 +14,8 @@ from collections.abc import Sequence
 
 from toolgrade.compare import Comparison
 from toolgrade.metrics import Breakdown
+from toolgrade.report._conversation_summary import summary_rows
+from toolgrade.report._conversation_view import transcript_text
 from toolgrade.report._mentions import neutralise_references
 from toolgrade.report._raw import raw_text
 from toolgrade.report._text import accuracy_text, changed_cases, repeat_rows, verdict_label
@@ -59,6 +61,7 @@ def render_markdown(data: ReportInput) -> str:
     out += _repeats(data)
     if data.comparison is not None:
         out += _baseline(data.comparison)
+    out += _conversations(data)
     out += _breakdown("Category", m.by_category, headings=True)
     out += _breakdown("Tool", m.by_tool, headings=False)
     out += _failures("Failures", data.failures)
@@ -78,6 +81,16 @@ def _repeats(data: ReportInput) -> list[str]:
         shown = ", ".join(_inline(c) for c in changed[:_TABLE_ROWS])
         more = " …" if len(changed) > _TABLE_ROWS else ""
         out += ["", f"Outcome changed between tries: {shown}{more}"]
+    return out
+
+
+def _conversations(data: ReportInput) -> list[str]:
+    """The conversation summary (only when the run has conversations)."""
+    rows = summary_rows(data.metrics)
+    if not rows:
+        return []
+    out = ["", "### Conversations", "", "| | |", "|---|---|"]
+    out += [f"| {_inline(name)} | {_inline(value)} |" for name, value in rows]
     return out
 
 
@@ -155,6 +168,11 @@ def _detail(case: CaseView) -> list[str]:
     r = case.result
     summary = html.escape(terminal_safe(clip(f"{case.name}: {case.headline}", 200)), quote=False)
     out = ["", "<details>", f"<summary>{summary}</summary>", ""]
+    if r.conversation is not None:
+        # The transcript sits in a code block: no Markdown or HTML in it is rendered.
+        out += ["**Transcript**", "", *_code_block(transcript_text(r.conversation)), ""]
+        out.append("</details>")
+        return out
     out += ["**Prompt**", "", *_code_block(prompt_text(r.prompt)), ""]
     out += ["**Expected**", "", *_code_block(calls_text(r.expected)), ""]
     out += ["**Actual**", "", *_code_block(calls_text(r.actual)), ""]

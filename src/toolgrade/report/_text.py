@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from toolgrade._health import timeout_warning
 from toolgrade.compare import Comparison
 from toolgrade.metrics import Breakdown, RunMetrics
+from toolgrade.report._conversation_summary import summary_rows
+from toolgrade.report._conversation_view import transcript_lines
 from toolgrade.report._raw import raw_text
 from toolgrade.report._view import (
     CaseView,
@@ -48,6 +50,9 @@ def render_text(data: ReportInput) -> str:
     warning = timeout_warning(run)
     if warning is not None:
         lines.append(f"Warning: {warning}")
+    conversations = summary_rows(m)
+    if conversations:
+        lines += ["", "Conversations:", *(f"  {k}: {terminal_safe(v)}" for k, v in conversations)]
     lines += _breakdown("By Category", m.by_category, headings=True)
     lines += _breakdown("By Tool", m.by_tool, headings=False)
     changed = changed_cases(m)
@@ -122,6 +127,10 @@ def _failures(title: str, cases: Sequence[CaseView]) -> list[str]:
     for case in cases:
         r = case.result
         out.append(f"  {terminal_safe(case.name)}: {terminal_safe(case.headline)}")
+        if r.conversation is not None:
+            # A conversation reads as its transcript: prompt/expected/actual say too little.
+            out += [terminal_safe(line) for line in transcript_lines(r.conversation, indent="    ")]
+            continue
         out += _field("Prompt", prompt_text(r.prompt), _FIELD_CHARS)
         out += _field("Expected", calls_text(r.expected), _FIELD_CHARS)
         out += _field("Actual", calls_text(r.actual), _FIELD_CHARS)

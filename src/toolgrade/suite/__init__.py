@@ -27,15 +27,15 @@ from toolgrade.suite._select import Selection, select_cases
 from toolgrade.suite._suite_model import AnyCase, Suite, SuiteDefaults
 
 __all__ = [
-    "CHECK_NAMES",
-    "DEFAULT_MAX_STEPS",
     "AnyCase",
+    "CHECK_NAMES",
     "CallPattern",
     "Case",
     "ChatMessage",
     "CheckName",
     "Checks",
     "Conversation",
+    "DEFAULT_MAX_STEPS",
     "Difficulty",
     "Environment",
     "FailSpec",

@@ -1,0 +1,94 @@
+"""The conversation summary every format shows when a run has conversations.
+
+The numbers are `RunMetrics.conversations` (`toolgrade._conversation_metrics`): this
+module only words them, as `(name, value)` rows that the text, Markdown and HTML
+reports lay out in their own way. A run without conversations has no rows, so its
+reports read exactly as before.
+"""
+
+from __future__ import annotations
+
+from toolgrade.metrics import ConversationMetrics, RunMetrics
+from toolgrade.report._conversation_view import mode_label
+from toolgrade.report._view import pct
+
+__all__ = ["PER_TURN_SHOWN", "per_turn_text", "summary_rows"]
+
+PER_TURN_SHOWN = 12
+"""Turn positions listed in one line; the JSON report keeps every one."""
+
+
+def summary_rows(m: RunMetrics) -> list[tuple[str, str]]:
+    """The conversation summary as (name, value) rows; empty without conversations.
+
+    Rows: conversations passed (Wilson interval), progress, per-turn accuracy, failure
+    causes, steps and calls used, trajectory precision / recall / F1 (when a reference
+    exists), mode (accuracy per mode when the run mixes them), pass^k with its bootstrap
+    interval (with repeats), and timeouts and errors (when any).
+    """
+    c = m.conversations
+    if c is None:
+        return []
+    rows = [
+        ("Passed", _passed(c)),
+        ("Progress", f"{pct(c.mean_progress)} of turns passed on average"),
+        ("Per-turn accuracy", per_turn_text(c)),
+        ("Failure causes", _causes(c)),
+        ("Steps and calls", f"{c.mean_steps:.1f} steps, {c.mean_calls:.1f} calls per conversation"),
+    ]
+    if c.precision is not None and c.recall is not None and c.f1 is not None:
+        rows.append(
+            (
+                "Trajectory",
+                f"P {c.precision:.3f}, R {c.recall:.3f}, F1 {c.f1:.3f}"
+                f" ({c.with_reference} conversations with a reference)",
+            )
+        )
+    rows.append(("Mode", _modes(c)))
+    if c.pass_hat_k is not None:
+        p = c.pass_hat_k
+        ci = p.all_passed_interval
+        rows.append(
+            (
+                f"pass^{p.k}",
+                f"{pct(p.all_passed)} (95% CI: {pct(ci.low)} - {pct(ci.high)}, bootstrap over"
+                f" {p.conversations} conversations; unbiased estimate {pct(p.unbiased)})",
+            )
+        )
+    if c.timeouts or c.errors:
+        rows.append(("Not scored", f"{c.timeouts} timeouts, {c.errors} errors"))
+    return rows
+
+
+def _passed(c: ConversationMetrics) -> str:
+    a = c.accuracy
+    if a.n == 0:
+        return f"n/a (no scored conversations of {c.total})"
+    ci = a.interval
+    level = f"{ci.level * 100:g}%"
+    return f"{a.passed}/{a.n} ({pct(a.rate)}, {level} CI: {pct(ci.low)} - {pct(ci.high)})"
+
+
+def per_turn_text(c: ConversationMetrics) -> str:
+    """`turn 1 80.0% (4/5) · turn 2 50.0% (2/4) · …` (turns from 1)."""
+    parts = [
+        f"turn {t.index + 1} {pct(t.rate.rate)} ({t.rate.passed}/{t.rate.n})"
+        for t in c.per_turn[:PER_TURN_SHOWN]
+    ]
+    if len(c.per_turn) > PER_TURN_SHOWN:
+        parts.append(f"… {len(c.per_turn) - PER_TURN_SHOWN} more")
+    return " · ".join(parts) or "n/a"
+
+
+def _causes(c: ConversationMetrics) -> str:
+    shown = [f"{cause} {n}" for cause, n in c.failure_causes.items() if n]
+    return " · ".join(shown) or "none"
+
+
+def _modes(c: ConversationMetrics) -> str:
+    if len(c.modes) <= 1:
+        return mode_label(c.modes[0]) if c.modes else "n/a"
+    return " · ".join(
+        f"{mode_label(mode)} {pct(rate.rate)} ({rate.passed}/{rate.n})"
+        for mode, rate in c.by_mode.items()
+    )

@@ -17,6 +17,8 @@ Definitions (docs/metrics.md has the long form):
 - **Repeats** (a case run k times): with k > 1, per-case consistency and pass^k.
   With repeats, accuracy counts every repetition as a trial.
 - **Latency** p50/p95 over the results that have one.
+- **Conversations** (only when the run has some): `RunMetrics.conversations`, see
+  `toolgrade._conversation_metrics`.
 """
 
 from __future__ import annotations
@@ -26,17 +28,26 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from toolgrade._conversation_metrics import (
+    ConversationMetrics,
+    PassHatK,
+    TurnAccuracy,
+    conversation_metrics,
+)
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade.results import CaseResult, RunResult, Status
-from toolgrade.stats import Interval, bootstrap_mean_interval, wilson_interval
+from toolgrade.stats import Interval, Rate, bootstrap_mean_interval, rate_of
 
 __all__ = [
     "NO_CALL_KEY",
     "NO_VALUE_KEY",
     "Breakdown",
     "CaseConsistency",
+    "ConversationMetrics",
+    "PassHatK",
     "Rate",
     "RunMetrics",
+    "TurnAccuracy",
     "case_tools",
     "compute_metrics",
     "rate_of",
@@ -48,49 +59,6 @@ NO_VALUE_KEY = "(none)"
 """The breakdown row of cases with an empty category or difficulty."""
 
 _DIFFICULTY_ORDER = {"easy": 0, "medium": 1, "hard": 2}
-
-
-@dataclass(frozen=True, slots=True)
-class Rate:
-    """A pass rate with its confidence interval.
-
-    Examples:
-        >>> r = rate_of(42, 50)
-        >>> r.rate, round(r.interval.low, 3)
-        (0.84, 0.715)
-    """
-
-    passed: int
-    """Number of successes."""
-    n: int
-    """Number of trials."""
-    rate: float
-    """`passed / n`, in 0..1 (0 when `n` is 0)."""
-    interval: Interval
-    """Wilson interval of the rate."""
-
-    def to_dict(self) -> JsonObject:
-        """Return the rate as a JSON object."""
-        return {
-            "passed": self.passed,
-            "n": self.n,
-            "rate": self.rate,
-            "interval": self.interval.to_dict(),
-        }
-
-
-def rate_of(passed: int, n: int, *, level: float = 0.95) -> Rate:
-    """Build a `Rate` (with its Wilson interval) from counts.
-
-    Args:
-        passed: successes.
-        n: trials.
-        level: confidence level of the interval.
-
-    Returns:
-        The rate; `rate` is 0.0 and the interval `[0, 1]` when `n` is 0.
-    """
-    return Rate(passed, n, passed / n if n else 0.0, wilson_interval(passed, n, level=level))
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,7 +152,9 @@ class RunMetrics:
     per_case_consistency: tuple[CaseConsistency, ...] = ()
     """Per-case detail behind `consistency` (empty without repeats)."""
     seed: int = 0
-    """Seed of the bootstrap interval."""
+    """Seed of the bootstrap intervals."""
+    conversations: ConversationMetrics | None = None
+    """The conversations' own numbers (None when the run has no conversation)."""
 
     def to_dict(self) -> JsonObject:
         """Return every metric as a JSON object (breakdowns as lists of rows)."""
@@ -192,7 +162,7 @@ class RunMetrics:
         def rows(items: Iterable[Breakdown | CaseConsistency]) -> list[JsonValue]:
             return [item.to_dict() for item in items]
 
-        return {
+        data: JsonObject = {
             "total": self.total,
             "scored": self.scored,
             "passed": self.passed,
@@ -218,6 +188,10 @@ class RunMetrics:
             "latency_p95_ms": self.latency_p95_ms,
             "seed": self.seed,
         }
+        # Left out when absent, so single-case runs serialize exactly as before.
+        if self.conversations is not None:
+            data["conversations"] = self.conversations.to_dict()
+        return data
 
 
 def compute_metrics(run: RunResult, *, seed: int = 0) -> RunMetrics:
@@ -271,6 +245,7 @@ def compute_metrics(run: RunResult, *, seed: int = 0) -> RunMetrics:
         latency_p95_ms=p95,
         per_case_consistency=per_case,
         seed=seed,
+        conversations=conversation_metrics(results, repeats=repeats, seed=seed),
     )
 
 

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from toolgrade.compare import Comparison, Delta, Flip, MultiComparison, MultiRow
+from toolgrade.compare import (
+    Comparison,
+    ConversationComparison,
+    Delta,
+    Flip,
+    MultiComparison,
+    MultiRow,
+    TurnDelta,
+)
 from toolgrade.metrics import Rate
 
 __all__ = ["format_comparison", "format_many"]
@@ -74,11 +82,54 @@ def format_comparison(comp: Comparison) -> str:
         f" alpha {comp.alpha:g})",
         "",
     ]
+    if comp.conversations is not None:
+        lines += _conversation_rows(comp.conversations)
     lines += _delta_rows("By Category", comp.by_category)
     lines += _delta_rows("By Tool", comp.by_tool)
     lines += _flip_rows("Broken", comp.broken)
     lines += _flip_rows("Fixed", comp.fixed)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _turn_rows(rows: Sequence[TurnDelta]) -> list[str]:
+    """One row per turn position, laid out like the category rows."""
+    if not rows:
+        return []
+    # Turns are numbered from 1 for people; JSON keeps the 0-based `index`.
+    labels = [f"turn {row.index + 1}:" for row in rows]
+    width = max(len(label) for label in labels)
+    base_width = max(len(_counts(row.baseline)) for row in rows)
+    cand_width = max(len(_counts(row.candidate)) for row in rows)
+    lines = ["By Turn:"]
+    for label, row in zip(labels, rows, strict=True):
+        lines.append(
+            f"  {label:<{width}} {_pct(row.baseline):>6} {_counts(row.baseline):<{base_width}}"
+            f" -> {_pct(row.candidate):>6} {_counts(row.candidate):<{cand_width}}"
+            f"  {_points(row.delta):>6}"
+        )
+    return [*lines, ""]
+
+
+def _conversation_rows(conv: ConversationComparison) -> list[str]:
+    """Paired conversations: accuracy and progress, each turn, and the mode gap."""
+    base, cand = conv.baseline_accuracy, conv.candidate_accuracy
+    lines = [
+        f"Conversations: {conv.shared} paired",
+        f"  Accuracy: {base.rate:.1%} ({base.passed}/{base.n}) -> {cand.rate:.1%}"
+        f" ({cand.passed}/{cand.n})  {_points(conv.delta)} points"
+        f"  McNemar exact p = {conv.p_value:.4g}",
+        f"  Progress: {conv.baseline_progress:.1%} -> {conv.candidate_progress:.1%}",
+    ]
+    if conv.baseline_modes != conv.candidate_modes:
+        lines.append(f"  Mode: {'+'.join(conv.baseline_modes)} -> {'+'.join(conv.candidate_modes)}")
+    gap = conv.mode_gap
+    if gap is not None:
+        lines.append(
+            f"  Error compounding: on-policy {_pct(gap.on_policy)} {_counts(gap.on_policy)}"
+            f" vs teacher-forced {_pct(gap.teacher_forced)} {_counts(gap.teacher_forced)}:"
+            f" gap {gap.gap * 100:.1f} points"
+        )
+    return [*lines, "", *_turn_rows(conv.per_turn)]
 
 
 def format_many(many: MultiComparison) -> str:

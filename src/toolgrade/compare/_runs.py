@@ -22,6 +22,10 @@ Verdict (threshold in percentage points, delta as a fraction):
 
 When the runs' suite hashes differ, a warning is logged and only shared case ids are
 compared (`suite_hash_differs` is set, `shared_cases` says how many).
+
+Conversations are cases like any other here; `Comparison.conversations` adds their own
+view (per-turn deltas, the on-policy / teacher-forced gap) from
+`toolgrade.compare._conversations`.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from toolgrade._json import JsonObject
+from toolgrade.compare._conversations import ConversationComparison, compare_conversations
 from toolgrade.compare._outcomes import (
     Outcome,
     case_outcomes,
@@ -157,6 +162,9 @@ class Comparison:
     """The baseline's suite hash."""
     candidate_suite_hash: str = ""
     """The candidate's suite hash."""
+    conversations: ConversationComparison | None = None
+    """The paired conversations' own comparison (None when no paired case is a
+    conversation)."""
 
     @property
     def is_regression(self) -> bool:
@@ -165,7 +173,7 @@ class Comparison:
 
     def to_dict(self) -> JsonObject:
         """Return the comparison as a JSON object."""
-        return {
+        data: JsonObject = {
             "baseline_id": self.baseline_id,
             "candidate_id": self.candidate_id,
             "baseline_label": self.baseline_label,
@@ -187,6 +195,10 @@ class Comparison:
             "by_category": [d.to_dict() for d in self.by_category],
             "by_tool": [d.to_dict() for d in self.by_tool],
         }
+        # Left out when absent, so comparisons of single cases serialize as before.
+        if self.conversations is not None:
+            data["conversations"] = self.conversations.to_dict()
+        return data
 
 
 def verdict_for(delta: float, p_value: float, *, threshold: float, alpha: float) -> Verdict:
@@ -279,6 +291,7 @@ def compare_runs(
         by_tool=_deltas(base, cand, ids, tool_keys),
         baseline_suite_hash=baseline.suite_hash,
         candidate_suite_hash=candidate.suite_hash,
+        conversations=compare_conversations(baseline, candidate, base=base, cand=cand, ids=ids),
     )
 
 

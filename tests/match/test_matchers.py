@@ -90,7 +90,7 @@ def test_matcher_problems_reports_every_problem() -> None:
 def test_matcher_names_all_documented() -> None:
     assert set(MATCHER_NAMES) == {
         "$any_of", "$regex", "$contains", "$approx", "$type",
-        "$present", "$absent", "$unordered", "$icase", "$literal",
+        "$present", "$absent", "$unordered", "$icase", "$literal", "$not",
     }  # fmt: skip
 
 

@@ -19,6 +19,7 @@ __all__ = [
     "CONTAINS",
     "ICASE",
     "LITERAL",
+    "NOT",
     "PRESENT",
     "REGEX",
     "TYPE",
@@ -93,3 +94,10 @@ UNORDERED = MatcherSpec(
 )
 ICASE = MatcherSpec("$icase", _string, ev.eval_text, "a string equal to it up to letter case")
 LITERAL = MatcherSpec("$literal", _anything, ev.eval_literal, "exactly this value, never a matcher")
+NOT = MatcherSpec(
+    "$not",
+    _anything,
+    ev.eval_not,
+    "any value the operand (a value or a matcher) does not match",
+    nested="negated",
+)

@@ -6,6 +6,7 @@ Each matcher reports through the comparison that reached it (the `_Walker` of
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias
@@ -48,6 +49,11 @@ def accepts_absent(matcher: Matcher) -> bool:
         return False
     if spec.absent:
         return True
+    if spec.nested == "negated":
+        # The reverse of the operand's verdict on a missing argument: `{"$not": "w"}`
+        # accepts leaving it out, `{"$not": {"$absent": true}}` demands it.
+        inner = parse_matcher(matcher.operand) if isinstance(matcher.operand, dict) else None
+        return inner is None or not accepts_absent(inner)
     if spec.nested == "alternatives" and isinstance(matcher.operand, list):
         for alternative in matcher.operand:
             inner = parse_matcher(alternative) if isinstance(alternative, dict) else None
@@ -119,6 +125,18 @@ def eval_any_of(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Probl
     if not isinstance(op, list):
         return None
     return _any_of(ctx.walker, op, actual, path=ctx.path, schema=ctx.schema, name=ctx.name)
+
+
+def eval_not(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Problem | None:
+    """`$not`: the operand (a value or a matcher) does not match."""
+    if ctx.walker.trial(matcher.operand, actual, ctx.path, schema=ctx.schema, name=ctx.name):
+        return None
+    return ("value", f"matches {_shown(matcher.operand)}, which it must not")
+
+
+def _shown(value: JsonValue) -> str:
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def eval_unordered(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Problem | None:

@@ -62,6 +62,7 @@ MatcherName = Literal[
     "$unordered",
     "$icase",
     "$literal",
+    "$not",
 ]
 MATCHER_NAMES: tuple[MatcherName, ...] = get_args(MatcherName)
 """Every matcher name, in the order the documentation lists them."""
@@ -150,9 +151,10 @@ class MatcherSpec:
     """One line for documentation: what values the matcher accepts."""
     options: frozenset[str] = frozenset()
     """Keys the matcher object may carry besides its name (`tol` for `$approx`)."""
-    nested: Literal["alternatives", "items"] | None = None
-    """Its operand is a list of expected values: alternatives standing where the matcher
-    stands (`$any_of`) or array items (`$unordered`); they are checked too."""
+    nested: Literal["alternatives", "items", "negated"] | None = None
+    """Its operand holds expected values, checked too: a list of alternatives standing
+    where the matcher stands (`$any_of`), a list of array items (`$unordered`), or one
+    value standing where the matcher stands whose verdict is reversed (`$not`)."""
     absent: bool = False
     """An argument that is not there matches (`$absent`); it cannot be an array item."""
 
@@ -215,7 +217,7 @@ def is_matcher(value: object) -> bool:
 def matcher_problems(value: object, path: str = "$") -> list[str]:
     """List every malformed matcher inside an expected value.
 
-    Walks the value (objects, arrays and the operands of `$any_of` and `$unordered`)
+    Walks the value (objects, arrays and the operands of `$any_of`, `$unordered` and `$not`)
     and reports each problem as `"path: problem"`.
 
     Args:
@@ -277,7 +279,9 @@ def _check_matcher(
     if not recurse:
         return
     operand = value[name]
-    if spec.nested is not None and isinstance(operand, list):
+    if spec.nested == "negated":
+        _walk(operand, f"{path}.{name}", out, in_array=in_array)
+    elif spec.nested is not None and isinstance(operand, list):
         # An alternative stands where the matcher stands; an unordered item is an item.
         inside_array = in_array if spec.nested == "alternatives" else True
         for k, item in enumerate(operand):

@@ -1,0 +1,366 @@
+"""Judging a conversation: each turn, each end check, the score and the first failure.
+
+A turn that states calls is judged like a single case (`toolgrade.judge.judge`, with
+the tools offered in that turn); its `reply` is compared with the turn's final text.
+A turn fails on a failed request, on reaching its step limit, or on what it stated.
+The conversation passes when every deciding check holds (`Conversation.deciding`);
+its score is 1/0 under the binary rubric, otherwise the share of deciding checks
+held, where `turns` counts once per turn that states something. The first failure is
+the earliest failed turn's cause, else the first failing deciding end check's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from toolgrade._json import JsonValue
+from toolgrade._transcript import (
+    CheckResult,
+    ConversationMode,
+    ConversationRecord,
+    FailureCause,
+    FirstFailure,
+    TurnResult,
+)
+from toolgrade._vocab import Rubric, Status, ToolCall
+from toolgrade.conversation._checks import (
+    ForbiddenHit,
+    check_final_state,
+    check_max_calls,
+    check_turns,
+    check_unchanged,
+    find_forbidden,
+    forbidden_result,
+    trajectory_result,
+)
+from toolgrade.conversation._trajectory import compare_trajectory, trajectory_prf
+from toolgrade.conversation._turn_verdict import judge_turn
+from toolgrade.conversation._types import TurnRun
+from toolgrade.errors import SuiteError
+from toolgrade.match._matchers import MatcherError
+from toolgrade.results import CaseResult
+from toolgrade.suite import CheckName, Conversation, Suite, ToolSpec
+
+__all__ = ["ConversationVerdict", "conversation_result", "judge_conversation"]
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationVerdict:
+    """The verdict on one conversation: its status, its score and the whole record."""
+
+    status: Status
+    """`correct` when it passed, else the first failure's cause."""
+    score: float
+    """1/0 under the binary rubric, else the share of deciding checks held."""
+    record: ConversationRecord
+    """Every turn, check and verdict."""
+    rubric: Rubric = "partial"
+    """The rubric the score follows."""
+
+
+def judge_conversation(
+    suite: Suite,
+    conversation: Conversation,
+    turns: Sequence[TurnRun],
+    *,
+    initial_state: JsonValue,
+    final_state: JsonValue,
+    mode: ConversationMode = "on_policy",
+    rubric: Rubric | None = None,
+    profile: str = "default",
+) -> ConversationVerdict:
+    """Judge a conversation as it ran.
+
+    Args:
+        suite: the suite (tools, defaults).
+        conversation: the conversation.
+        turns: the turns reached, in order (a failed request ends the conversation,
+            so later turns are absent).
+        initial_state: the environment's state at the start.
+        final_state: the environment's state at the end.
+        mode: how it was run (recorded).
+        rubric: `binary` (pass/fail), `partial` or `f1` (the share of deciding checks
+            held); None uses the conversation's, then the suite's.
+        profile: the matching profile for the turns' calls.
+
+    Returns:
+        The verdict, with the `ConversationRecord`.
+
+    Raises:
+        SuiteError: a malformed matcher or state path in the conversation.
+    """
+    chosen: Rubric = rubric or conversation.rubric or suite.defaults.rubric
+    try:
+        return _judge(
+            suite, conversation, turns, (initial_state, final_state), mode, chosen, profile
+        )
+    except MatcherError as exc:
+        message = "malformed matcher in the conversation"
+        raise SuiteError(message, case_id=conversation.id, problems=exc.problems) from None
+    except ValueError as exc:  # a malformed JSON Pointer in `unchanged`
+        raise SuiteError(str(exc), case_id=conversation.id, location="checks") from None
+
+
+def _judge(
+    suite: Suite,
+    conversation: Conversation,
+    runs: Sequence[TurnRun],
+    states: tuple[JsonValue, JsonValue],
+    mode: ConversationMode,
+    rubric: Rubric,
+    profile: str,
+) -> ConversationVerdict:
+    deciding = conversation.deciding()
+    tools = _all_tools(suite, conversation)
+    placed = [(r.index, s, c) for r in runs for s, step in enumerate(r.steps) for c in step.calls]
+    calls = [c for _, _, c in placed]
+    hits = find_forbidden(
+        conversation.checks.forbidden, placed, tools=tools, defaults=suite.defaults
+    )
+    forbidden_turns = {h.turn for h in hits} if "forbidden" in deciding else set()
+    results = tuple(
+        judge_turn(
+            suite,
+            conversation,
+            run,
+            forbidden=run.index in forbidden_turns,
+            profile=profile,
+        )
+        for run in runs
+    )
+    checks, trajectory_cause = _checks(
+        suite, conversation, results, calls, states, hits=hits, tools=tools
+    )
+    failed_request = any(r.error is not None for r in runs)
+    passed = not failed_request and all(c.passed for c in checks if c.deciding)
+    first = None if passed else _first_failure(results, checks, hits, trajectory_cause, deciding)
+    if first is None and not passed:  # pragma: no cover - a failing check always has a cause
+        first = FirstFailure(cause="error", message="the conversation failed")
+    precision = recall = f1 = None
+    if conversation.reference is not None:
+        precision, recall, f1 = trajectory_prf(
+            calls, conversation.expected, tools=tools, defaults=suite.defaults
+        )
+    record = ConversationRecord(
+        mode=mode,
+        turns=results,
+        total_turns=len(conversation.turns),
+        checks=checks,
+        passed=passed,
+        progress=sum(t.passed for t in results) / len(conversation.turns),
+        first_failure=first,
+        initial_state=states[0],
+        final_state=states[1],
+        precision=precision,
+        recall=recall,
+        f1=f1,
+    )
+    status = Status.CORRECT if first is None else Status(first.cause)
+    score = _score(conversation, record, rubric=rubric) if status.scored else 0.0
+    return ConversationVerdict(status, score, record, rubric)
+
+
+def _all_tools(suite: Suite, conversation: Conversation) -> dict[str, ToolSpec]:
+    """Every tool offered in some turn, by name (the last turn's definition wins)."""
+    return {
+        t.name: t
+        for i in range(len(conversation.turns))
+        for t in suite.tools_for_turn(conversation, i)
+    }
+
+
+def _checks(
+    suite: Suite,
+    conversation: Conversation,
+    results: tuple[TurnResult, ...],
+    calls: list[ToolCall],
+    states: tuple[JsonValue, JsonValue],
+    *,
+    hits: Sequence[ForbiddenHit],
+    tools: Mapping[str, ToolSpec],
+) -> tuple[tuple[CheckResult, ...], FailureCause | None]:
+    """The checks, `turns` first, then in `CHECK_NAMES` order; and a trajectory's cause."""
+    spec = conversation.checks
+    deciding = set(conversation.deciding())
+    found: dict[CheckName, CheckResult] = {"turns": check_turns(results, conversation=conversation)}
+    cause: FailureCause | None = None
+    if spec.final_state is not None:
+        found["final_state"] = check_final_state(
+            spec.final_state, states[1], defaults=suite.defaults
+        )
+    if spec.unchanged:
+        found["unchanged"] = check_unchanged(spec.unchanged, states[0], states[1])
+    if spec.trajectory is not None:
+        verdict = compare_trajectory(
+            calls,
+            spec.trajectory.calls,
+            spec.trajectory.mode,
+            tools=tools,
+            defaults=suite.defaults,
+        )
+        found["trajectory"] = trajectory_result(spec.trajectory, verdict)
+        cause = verdict.cause
+    if spec.forbidden:
+        found["forbidden"] = forbidden_result(hits)
+    if spec.max_calls is not None:
+        found["max_calls"] = check_max_calls(spec.max_calls, len(calls))
+    for name in deciding - found.keys():  # `success` names a check the conversation lacks
+        found[name] = CheckResult(name=name, passed=False, message=f"no {name} check is given")
+    order = ("turns", "final_state", "unchanged", "trajectory", "forbidden", "max_calls")
+    checks = tuple(
+        found[n].model_copy(update={"deciding": n in deciding}) for n in order if n in found
+    )
+    return checks, cause
+
+
+def _first_failure(
+    results: Sequence[TurnResult],
+    checks: Sequence[CheckResult],
+    hits: Sequence[ForbiddenHit],
+    trajectory_cause: FailureCause | None,
+    deciding: Sequence[CheckName],
+) -> FirstFailure | None:
+    """The earliest failed turn's cause, else the first failing deciding end check's."""
+    turn = next((t for t in results if not t.passed and t.cause is not None), None)
+    if turn is not None and turn.cause is not None:
+        message = turn.message or turn.cause.replace("_", " ")
+        step = _blamed_step(turn, hits)
+        named = "turns" if "turns" in deciding else None
+        return FirstFailure(
+            cause=turn.cause, message=message, turn=turn.index, step=step, check=named
+        )
+    by_name = {c.name: c for c in checks if c.deciding and not c.passed}
+    turns_check = by_name.get("turns")
+    if turns_check is not None:  # a stated turn never reached
+        return FirstFailure(
+            cause="error", message=turns_check.message or "turn not reached", check="turns"
+        )
+    for name, cause in (
+        ("forbidden", "forbidden_call"),
+        ("final_state", "state_mismatch"),
+        ("unchanged", "state_mismatch"),
+        ("trajectory", trajectory_cause or "missed_call"),
+        ("max_calls", "unexpected_call"),
+    ):
+        check = by_name.get(name)
+        if check is None:
+            continue
+        hit = hits[0] if name == "forbidden" and hits else None
+        return FirstFailure(
+            cause=cause,
+            message=check.message or f"{name} failed",
+            turn=hit.turn if hit else None,
+            step=hit.step if hit else None,
+            check=name,
+        )
+    return None
+
+
+def _blamed_step(turn: TurnResult, hits: Sequence[ForbiddenHit]) -> int | None:
+    """The step to blame for a failed turn, when one is."""
+    if turn.cause == "forbidden_call":
+        return next((h.step for h in hits if h.turn == turn.index), None)
+    if turn.cause in ("timeout", "error", "step_limit", "reply_mismatch"):
+        return len(turn.steps) - 1 if turn.steps else None
+    bad = [p.actual_index for p in turn.pairs if p.verdict != "correct"]
+    blamed = next((j for j in bad if j is not None), None)
+    if blamed is None:
+        return None
+    seen = 0
+    for s, step in enumerate(turn.steps):
+        seen += len(step.calls)
+        if blamed < seen:
+            return s
+    return None  # pragma: no cover - pair indexes point into the turn's calls
+
+
+def _score(conversation: Conversation, record: ConversationRecord, *, rubric: Rubric) -> float:
+    """1/0 when binary; else the share of deciding checks held, `turns` once per turn."""
+    if rubric == "binary":
+        return 1.0 if record.passed else 0.0
+    held = total = 0
+    for check in record.checks:
+        if not check.deciding:
+            continue
+        if check.name == "turns":
+            units = _turn_units(conversation, record.turns)
+            if units:
+                held += sum(units)
+                total += len(units)
+                continue
+        held += check.passed
+        total += 1
+    return held / total if total else float(record.passed)
+
+
+def _turn_units(conversation: Conversation, results: Sequence[TurnResult]) -> list[bool]:
+    """One unit per turn that states something or hit its step limit: whether it held."""
+    by_index: Mapping[int, TurnResult] = {t.index: t for t in results}
+    units: list[bool] = []
+    for i, turn in enumerate(conversation.turns):
+        result = by_index.get(i)
+        if turn.states_anything:
+            units.append(result is not None and result.passed)
+        elif result is not None and result.cause == "step_limit":
+            units.append(False)
+    return units
+
+
+def conversation_result(
+    conversation: Conversation,
+    verdict: ConversationVerdict,
+    *,
+    rubric: Rubric | None = None,
+    repeat: int = 0,
+    error: str | None = None,
+    latency_ms: float | None = None,
+) -> CaseResult:
+    """The `CaseResult` of a judged conversation, with its labels and record.
+
+    Args:
+        conversation: the conversation.
+        verdict: its verdict (`judge_conversation`).
+        rubric: the rubric; None: the verdict's.
+        repeat: the repetition index.
+        error: what went wrong, for a conversation ended by a failed request; None:
+            the first failure's message when it is a timeout or an error.
+        latency_ms: the model's time; None: the sum over the steps, when known.
+
+    Returns:
+        The result: `expected` holds the reference's calls, `actual` every call made,
+        `conversation` the record; raw outputs stay in the steps.
+    """
+    record = verdict.record
+    first = record.first_failure
+    if error is None and first is not None and first.cause in ("timeout", "error"):
+        error = first.message
+    steps = [s for t in record.turns for s in t.steps]
+    if latency_ms is None:
+        known = [s.latency_ms for s in steps if s.latency_ms is not None]
+        latency_ms = sum(known) if known else None
+    reference = conversation.expected
+    source = reference or tuple(c for t in conversation.turns for c in t.expected or ())
+    fmt = next(
+        (s.extraction_format for s in steps if s.extraction_format not in (None, "none")), None
+    )
+    return CaseResult(
+        case_id=conversation.id,
+        status=verdict.status,
+        score=verdict.score,
+        rubric=rubric or conversation.rubric or verdict.rubric,
+        expected=reference,
+        actual=record.calls,
+        primary_tools=tuple(dict.fromkeys(c.name for c in source)),
+        category=conversation.category,
+        difficulty=conversation.difficulty,
+        tags=conversation.tags,
+        prompt=conversation.prompt_json(),
+        extraction_format=fmt,
+        extraction_errors=tuple(e for s in steps for e in s.extraction_errors),
+        raw_response=None,
+        latency_ms=latency_ms,
+        error=error,
+        repeat=repeat,
+        conversation=record,
+    )

@@ -1,9 +1,10 @@
-"""`toolgrade suite list|show|validate|schema`: inspect and check suites."""
+"""`toolgrade suite list|show|validate|check|schema`: inspect and check suites."""
 
 from __future__ import annotations
 
 import json
 from collections import Counter
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -12,6 +13,8 @@ import toolgrade
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade.cli._options import with_options
 from toolgrade.cli._selection import SelectionOptions
+from toolgrade.conversation._suite_check import ConversationProblem, check_conversations
+from toolgrade.suite import Conversation
 
 __all__ = ["app"]
 
@@ -149,13 +152,20 @@ def _show_lines(suite: toolgrade.Suite, summary: JsonObject, *, cases: bool) -> 
     return lines
 
 
-def _prompt(case: toolgrade.Case, width: int = 60) -> str:
-    text = case.prompt if isinstance(case.prompt, str) else (case.prompt[-1].content or "")
+def _prompt(case: toolgrade.Case | Conversation, width: int = 60) -> str:
+    """The case's prompt (a conversation's first user turn and its turn count), cut to `width`."""
+    if isinstance(case, Conversation):
+        count = len(case.turns)
+        text = f"[{count} turn{'s' if count != 1 else ''}] {case.turns[0].user}"
+    elif isinstance(case.prompt, str):
+        text = case.prompt
+    else:
+        text = case.prompt[-1].content or ""
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _case_row(case: toolgrade.Case) -> JsonValue:
+def _case_row(case: toolgrade.Case | Conversation) -> JsonValue:
     return {
         "id": case.id,
         "category": case.category,
@@ -199,6 +209,82 @@ def validate(
         _echo_json(report)
     if failed:
         raise typer.Exit(2)
+
+
+def _base_dir(source: str) -> Path | None:
+    """Where a suite's Python environments are looked for first (None: a built-in suite)."""
+    path = Path(source)
+    if path.is_dir():
+        return path
+    return path.parent if path.is_file() else None
+
+
+def _problem_row(problem: ConversationProblem) -> JsonValue:
+    return {
+        "case_id": problem.case_id,
+        "kind": problem.kind,
+        "message": problem.message,
+        "warning": problem.warning,
+    }
+
+
+@app.command("check")
+def check(
+    sources: Annotated[
+        list[str], typer.Argument(help="Suite files, folders or built-in names to check.")
+    ],
+    as_json: _JsonFlag = False,
+) -> None:
+    """Validate suites and replay every conversation's reference; exit 2 when any is refused.
+
+    A suite is refused when it is invalid, when a reference fails its own checks, when a
+    model that never calls a tool would pass, or when two replays of an environment
+    differ. Loading a suite's Python environment runs its code: check only suites you trust.
+    """
+    report: list[JsonValue] = []
+    refused = False
+    for source in sources:
+        try:
+            suite = toolgrade.load_suite(source)
+            problems = check_conversations(suite, base_dir=_base_dir(source))
+        except toolgrade.SuiteError as exc:
+            refused = True
+            lines = list(exc.problems) or [str(exc)]
+            report.append({"source": source, "ok": False, "problems": list[JsonValue](lines)})
+            _echo_refusal(source, lines, as_json=as_json)
+            continue
+        errors = [p for p in problems if not p.warning]
+        refused = refused or bool(errors)
+        report.append(
+            {
+                "source": source,
+                "ok": not errors,
+                "conversations": len(suite.conversations),
+                "problems": [_problem_row(p) for p in problems],
+            }
+        )
+        if as_json:
+            continue
+        if errors:
+            _echo_refusal(source, [p.render() for p in errors], as_json=False)
+        else:
+            typer.echo(f"ok: {source} ({len(suite.conversations)} conversations replayed)")
+        for problem in problems:
+            if problem.warning:
+                typer.echo(f"  {problem.render()}", err=True)
+    if as_json:
+        _echo_json(report)
+    if refused:
+        raise typer.Exit(2)
+
+
+def _echo_refusal(source: str, lines: list[str], *, as_json: bool) -> None:
+    if as_json:
+        return
+    count = f"{len(lines)} problem{'s' if len(lines) != 1 else ''}"
+    typer.echo(f"refused: {source} ({count})", err=True)
+    for line in lines:
+        typer.echo(f"  - {line}", err=True)
 
 
 @app.command("schema")

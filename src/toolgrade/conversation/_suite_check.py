@@ -1,0 +1,229 @@
+"""`suite check` for conversations: every reference must hold up before a model is run.
+
+For each conversation with a `reference`, three replays through its environment:
+
+1. the reference, judged by the conversation's own checks, must pass (else its
+   expectations are broken: no model could be sure to pass);
+2. a model that never calls a tool must not pass (else the conversation measures
+   nothing);
+3. a second replay of the reference must give the same tool results and end in the
+   same state (else the environment is not deterministic, and neither is the score).
+
+A conversation without a reference cannot be checked: that is a warning, not a refusal.
+
+Examples:
+    >>> from toolgrade.suite import load_suite
+    >>> [p.render() for p in check_conversations(load_suite("coding-agent"), base_dir=None)]
+    []
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from toolgrade._json import JsonValue
+from toolgrade._transcript import FirstFailure
+from toolgrade.conversation._environments import environment_factory
+from toolgrade.conversation._judge import judge_conversation
+from toolgrade.conversation._reference import ReferenceReplay, replay_reference
+from toolgrade.conversation._types import EnvironmentFactory
+from toolgrade.errors import SuiteError
+from toolgrade.suite import Conversation, Suite
+
+__all__ = ["ConversationProblem", "ProblemKind", "check_conversation", "check_conversations"]
+
+ProblemKind = Literal[
+    "reference_fails",
+    "passes_without_calls",
+    "not_deterministic",
+    "environment",
+    "no_reference",
+]
+"""What `suite check` found wrong with a conversation:
+
+- `reference_fails`: the reference fails the conversation's own checks;
+- `passes_without_calls`: a model that never calls a tool would pass;
+- `not_deterministic`: two replays of the reference differ;
+- `environment`: the environment cannot be built (or a check is malformed);
+- `no_reference`: there is no reference, so nothing can be checked (a warning).
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationProblem:
+    """One thing `suite check` found about one conversation."""
+
+    case_id: str
+    """The conversation's id."""
+    kind: ProblemKind
+    """What was found."""
+    message: str
+    """What is wrong, for people."""
+    warning: bool = False
+    """True for a warning (the suite is not refused for it)."""
+
+    def render(self) -> str:
+        """`case ID: message`, with `warning: ` in front of a warning.
+
+        Examples:
+            >>> ConversationProblem("MT-1", "no_reference", "no reference", warning=True).render()
+            'warning: case MT-1: no reference'
+        """
+        text = f"case {self.case_id}: {self.message}"
+        return f"warning: {text}" if self.warning else text
+
+
+def check_conversations(suite: Suite, *, base_dir: Path | None) -> list[ConversationProblem]:
+    """Check every conversation of a suite (single-prompt cases are not looked at).
+
+    Args:
+        suite: the suite.
+        base_dir: the suite's folder, where Python environments are looked for first
+            (None for a built-in suite).
+
+    Returns:
+        The problems and warnings, conversation by conversation in file order; the suite
+        is refused when any is not a warning.
+    """
+    problems: list[ConversationProblem] = []
+    for conversation in suite.conversations:
+        problems += check_conversation(suite, conversation, base_dir=base_dir)
+    return problems
+
+
+def check_conversation(
+    suite: Suite, conversation: Conversation, *, base_dir: Path | None
+) -> list[ConversationProblem]:
+    """Check one conversation: its reference passes, no calls fail, replays agree.
+
+    Args:
+        suite: the suite the conversation is in.
+        conversation: the conversation.
+        base_dir: the suite's folder (Python environments), None for a built-in suite.
+
+    Returns:
+        Its problems (empty when it holds up).
+    """
+    cid = conversation.id
+    if conversation.reference is None:
+        message = "has no reference, so suite check cannot replay it"
+        return [ConversationProblem(cid, "no_reference", message, warning=True)]
+    try:
+        return _check(
+            suite, conversation, environment_factory(suite, conversation, base_dir=base_dir)
+        )
+    except SuiteError as exc:
+        return [ConversationProblem(cid, "environment", _error_text(exc))]
+
+
+def _check(
+    suite: Suite, conversation: Conversation, factory: EnvironmentFactory
+) -> list[ConversationProblem]:
+    cid = conversation.id
+    problems: list[ConversationProblem] = []
+    first = replay_reference(suite, conversation, factory)
+    failure = _failure(suite, conversation, first)
+    if failure is not None:
+        message = f"the reference fails its own checks: {_describe(failure)}"
+        problems.append(ConversationProblem(cid, "reference_fails", message))
+    silent = replay_reference(suite, conversation, factory, no_calls=True)
+    if _failure(suite, conversation, silent) is None:
+        message = "passes with no tool call at all: its checks do not need any tool use"
+        problems.append(ConversationProblem(cid, "passes_without_calls", message))
+    second = replay_reference(suite, conversation, factory)
+    difference = _replay_difference(first, second)
+    if difference is not None:
+        message = f"the environment is not deterministic: {difference}"
+        problems.append(ConversationProblem(cid, "not_deterministic", message))
+    return problems
+
+
+def _failure(
+    suite: Suite, conversation: Conversation, replay: ReferenceReplay
+) -> FirstFailure | None:
+    """The first failure of a replay as judged (None when it passed)."""
+    verdict = judge_conversation(
+        suite,
+        conversation,
+        replay.turn_runs,
+        initial_state=replay.initial_state,
+        final_state=replay.environment.state(),
+        rubric="binary",
+    )
+    if verdict.record.passed:
+        return None
+    return verdict.record.first_failure or FirstFailure(cause="error", message="did not pass")
+
+
+def _describe(failure: FirstFailure) -> str:
+    """`turn 2: wrong_args: ...` or `check final_state: state_mismatch: ...`."""
+    if failure.turn is not None:
+        where = f"turn {failure.turn + 1}"
+        if failure.step is not None:
+            where += f", step {failure.step + 1}"
+    else:
+        where = f"check {failure.check or 'unknown'}"
+    return f"{where}: {failure.cause}: {failure.message}"
+
+
+def _replay_difference(first: ReferenceReplay, second: ReferenceReplay) -> str | None:
+    """Where two replays of the same reference differ first, or None."""
+    found = _difference(first.initial_state, second.initial_state)
+    if found is not None:
+        return f"initial state differs at {found}"
+    for run_a, run_b in zip(first.turn_runs, second.turn_runs, strict=True):
+        pairs = zip(_exchanges(run_a.steps), _exchanges(run_b.steps), strict=False)
+        for k, (a, b) in enumerate(pairs):
+            found = _difference(a, b)
+            if found is not None:
+                return f"turn {run_a.index + 1}, call {k + 1}: the tool result differs at {found}"
+    found = _difference(first.environment.state(), second.environment.state())
+    if found is not None:
+        return f"final state differs at {found}"
+    return None
+
+
+def _exchanges(steps: Sequence[object]) -> list[JsonValue]:
+    out: list[JsonValue] = []
+    for step in steps:
+        for exchange in getattr(step, "exchanges", ()):
+            out.append({"result": exchange.result, "outcome": exchange.outcome})
+    return out
+
+
+def _difference(a: JsonValue, b: JsonValue, path: str = "") -> str | None:
+    """The JSON Pointer (RFC 6901) of the first place two values differ, or None.
+
+    Examples:
+        >>> _difference({"files": {"a": "1"}}, {"files": {"a": "2"}})
+        '/files/a'
+        >>> _difference([1, 2], [1, 2]) is None
+        True
+    """
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b)):
+            sub = f"{path}/{key.replace('~', '~0').replace('/', '~1')}"
+            if key not in a or key not in b:
+                return sub
+            found = _difference(a[key], b[key], sub)
+            if found is not None:
+                return found
+        return None
+    if isinstance(a, list) and isinstance(b, list):
+        for i, (x, y) in enumerate(zip(a, b, strict=False)):
+            found = _difference(x, y, f"{path}/{i}")
+            if found is not None:
+                return found
+        return None if len(a) == len(b) else f"{path}/{min(len(a), len(b))}"
+    if type(a) is not type(b) or a != b:
+        return path or "/"
+    return None
+
+
+def _error_text(exc: SuiteError) -> str:
+    problems = list(getattr(exc, "problems", ()) or ())
+    text = getattr(exc, "message", None) or str(exc)
+    return "; ".join([str(text), *map(str, problems)]) if problems else str(text)

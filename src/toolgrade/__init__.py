@@ -7,6 +7,7 @@ detail whose layout may change.
 from toolgrade._version import __version__
 from toolgrade.agent._check import assert_tool_calls
 from toolgrade.agent._tools import call_tool, tool_definitions
+from toolgrade.agent._trajectory import assert_trajectory
 from toolgrade.backends import (
     DEFAULT_MAX_TOKENS,
     Backend,
@@ -121,6 +122,7 @@ __all__ = [
     "aresume_run",
     "arun_suite",
     "assert_tool_calls",
+    "assert_trajectory",
     "bfcl_categories",
     "bootstrap_mean_interval",
     "builtin_suite_names",

@@ -1,7 +1,8 @@
 """An agent in-process: `python/<module>:<function>`, sync or async.
 
 The function receives the case's messages and tools (OpenAI shape) and returns an
-assistant message, raw text, or a list of calls.
+assistant message, raw text, a list of calls, or its whole trajectory (an OpenAI-style
+message list, for agents that run their own tools: kept as the raw output unchanged).
 
 The module is looked for in the current folder too, as `python -m` and pytest do: the
 console script's `sys.path` does not have it, so `python/my_agent:answer` failed from
@@ -22,6 +23,7 @@ from typing import Any
 
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade._vocab import ToolCall
+from toolgrade.backends._trajectory import is_trajectory
 from toolgrade.backends._types import BackendSettings, ChatReply, ChatRequest, ServerInfo
 from toolgrade.errors import BackendError, BackendTimeout, ConfigError
 
@@ -131,18 +133,25 @@ def _same_folder(entry: str, folder: Path) -> bool:
 
 
 def _as_raw(value: object, target: str) -> JsonValue:
-    """An assistant message, text, or calls -> the raw output kept and extracted."""
+    """An assistant message, text, calls or a trajectory -> the raw output kept and extracted."""
     if isinstance(value, str):
         return value
     if isinstance(value, Mapping):
         return _jsonable(value, target)
     if isinstance(value, Sequence) and not isinstance(value, bytes):
+        messages = [_dump_model(m) if _is_model(m) else m for m in value]
+        if is_trajectory(messages):
+            # The agent ran its own tools: keep its messages as they are, for the
+            # conversation engine to read step by step (`extractable` reads the calls).
+            return _jsonable(messages, target, what="messages that are")
         try:
             calls = [
                 ToolCall.model_validate(c) if not isinstance(c, ToolCall) else c for c in value
             ]
         except ValueError as exc:
-            raise BackendError(f"{target} returned a list that is not of calls: {exc}") from None
+            raise BackendError(
+                f"{target} returned a list that is neither calls nor messages: {exc}"
+            ) from None
         wire: list[JsonValue] = [
             {
                 "id": f"call_{n}",
@@ -157,12 +166,17 @@ def _as_raw(value: object, target: str) -> JsonValue:
     )
 
 
-def _jsonable(value: Mapping[str, object], target: str) -> JsonValue:
+def _jsonable(value: object, target: str, *, what: str = "a message that is") -> JsonValue:
     try:
         result: JsonValue = json.loads(json.dumps(value, default=_dump_model))
     except (TypeError, ValueError) as exc:
-        raise BackendError(f"{target} returned a message that is not JSON: {exc}") from None
+        raise BackendError(f"{target} returned {what} not JSON: {exc}") from None
     return result
+
+
+def _is_model(value: object) -> bool:
+    """A pydantic model other than a call (an SDK's message object, say)."""
+    return not isinstance(value, ToolCall) and callable(getattr(value, "model_dump", None))
 
 
 def _dump_model(value: object) -> object:

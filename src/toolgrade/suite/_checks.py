@@ -3,6 +3,7 @@
 They run on the parsed JSON of one file or of every file of a directory together (so
 that a case may call a tool defined in a sibling file), and defensively skip anything
 the structural schema check already rejects, so that every problem is found in one pass.
+`_conversation_checks` builds on this module for environments and conversations.
 """
 
 from __future__ import annotations
@@ -78,6 +79,7 @@ class _Checker:
     problems: list[Problem] = field(default_factory=list)
     tools: dict[str, _ToolDef] = field(default_factory=dict)
     case_ids: dict[str, tuple[str, str]] = field(default_factory=dict)
+    environments: dict[str, tuple[str, str, JsonValue]] = field(default_factory=dict)
 
     def add(self, file: str, path: str, message: str, *, case_id: str | None = None) -> None:
         self.problems.append(Problem(file, path, message, case_id))
@@ -162,20 +164,20 @@ def _check_tools(chk: _Checker, src: SourceFile) -> None:
 
 
 def _case_tools(
-    chk: _Checker, src: SourceFile, case: JsonObject, *, path: str, case_id: str | None
+    chk: _Checker, file: str, case: JsonObject, *, path: str, case_id: str | None
 ) -> dict[str, _ToolDef]:
     """A case's own tool definitions by name (checked like the suite's tools)."""
     own: dict[str, _ToolDef] = {}
     for i, raw in _items(case, "tool_definitions"):
         at = f"{path}.tool_definitions[{i}]"
-        found = _tool_def(chk, (src.name, at, case_id), raw)
+        found = _tool_def(chk, (file, at, case_id), raw)
         if found is None:
             continue
         name, definition = found
         first = own.setdefault(name, definition)
         if first is not definition:
             message = f"duplicate tool '{name}' (first defined at {first.path})"
-            chk.add(src.name, at, message, case_id=case_id)
+            chk.add(file, at, message, case_id=case_id)
     return own
 
 
@@ -288,6 +290,7 @@ class _Offer:
 
     names: list[str] | None
     own: dict[str, _ToolDef]
+    who: str = "the case"  # for messages: "the case", "turn 2"
 
 
 def _check_call(
@@ -309,7 +312,7 @@ def _check_call(
         chk.add(
             file,
             path,
-            f"expected call to '{name}', which the case does not offer "
+            f"expected call to '{name}', which {offer.who} does not offer "
             f"(tools: {', '.join(offered) or 'none'})",
             case_id=case_id,
         )
@@ -322,6 +325,28 @@ def _check_call(
 
 def _check_case(chk: _Checker, src: SourceFile, case: JsonObject, *, index: int) -> None:
     path = f"$.cases[{index}]"
+    where = (src.name, path, _check_identity(chk, src, case, path=path, category="simple"))
+    _check_expected(chk, where, case, offer=_case_offer(chk, case, where=where))
+
+
+def _check_expected(
+    chk: _Checker, where: tuple[str, str, str | None], holder: JsonObject, *, offer: _Offer
+) -> None:
+    """Check the calls of the `expected` and `alternatives` of a case or a turn."""
+    file, path, case_id = where
+    for suffix, call in _calls(holder.get("expected")):
+        _check_call(chk, (file, f"{path}.expected{suffix}", case_id), call, offer=offer)
+    alternatives = holder.get("alternatives")
+    for i, alternative in enumerate(alternatives if isinstance(alternatives, list) else []):
+        for suffix, call in _calls(alternative):
+            where = (file, f"{path}.alternatives[{i}]{suffix}", case_id)
+            _check_call(chk, where, call, offer=offer)
+
+
+def _check_identity(
+    chk: _Checker, src: SourceFile, case: JsonObject, *, path: str, category: str
+) -> str | None:
+    """Check a case's id (unique across files) and category; return the id when usable."""
     raw_id = case.get("id")
     case_id = raw_id if isinstance(raw_id, str) else None
     if case_id is not None:
@@ -333,46 +358,31 @@ def _check_case(chk: _Checker, src: SourceFile, case: JsonObject, *, index: int)
             message = f"duplicate case id '{case_id}' (first at {first_at})"
             chk.add(src.name, f"{path}.id", message, case_id=case_id)
     categories = src.data.get("categories")
-    category = case.get("category", "simple")
-    if isinstance(categories, list) and isinstance(category, str) and category not in categories:
+    given = case.get("category", category)
+    if isinstance(categories, list) and isinstance(given, str) and given not in categories:
         chk.add(
             src.name,
             f"{path}.category",
-            f"unknown category '{category}' (the suite "
+            f"unknown category '{given}' (the suite "
             f"declares: {', '.join(str(c) for c in categories)})",
             case_id=case_id,
         )
-    own = _case_tools(chk, src, case, path=path, case_id=case_id)
-    offer = _Offer(_offered(chk, src, case, own=own, path=path, case_id=case_id), own)
-    for suffix, call in _calls(case.get("expected")):
-        where = (src.name, f"{path}.expected{suffix}", case_id)
-        _check_call(chk, where, call, offer=offer)
-    alternatives = case.get("alternatives")
-    if isinstance(alternatives, list):
-        for i, alternative in enumerate(alternatives):
-            for suffix, call in _calls(alternative):
-                where = (src.name, f"{path}.alternatives[{i}]{suffix}", case_id)
-                _check_call(chk, where, call, offer=offer)
+    return case_id
 
 
-def _offered(
-    chk: _Checker,
-    src: SourceFile,
-    case: JsonObject,
-    *,
-    own: dict[str, _ToolDef],
-    path: str,
-    case_id: str | None,
-) -> list[str] | None:
+def _case_offer(chk: _Checker, case: JsonObject, *, where: tuple[str, str, str | None]) -> _Offer:
+    """What a case offers: its own tool definitions and the suite tools it names (checked)."""
+    file, path, case_id = where
+    own = _case_tools(chk, file, case, path=path, case_id=case_id)
     tools = case.get("tools")
     if not isinstance(tools, list):
-        return None
+        return _Offer(None, own)
     names = [t for t in tools if isinstance(t, str)]
     for i, name in enumerate(names):
         if name not in chk.tools and name not in own:
             message = f"offers undefined tool '{name}'"
-            chk.add(src.name, f"{path}.tools[{i}]", message, case_id=case_id)
-    return names
+            chk.add(file, f"{path}.tools[{i}]", message, case_id=case_id)
+    return _Offer(names, own)
 
 
 def semantic_problems(files: Sequence[SourceFile]) -> list[Problem]:
@@ -382,7 +392,7 @@ def semantic_problems(files: Sequence[SourceFile]) -> list[Problem]:
     tool parameters that are not valid JSON Schemas, duplicate case ids, categories the
     suite does not declare, offered or expected tools neither the suite nor the case
     defines, expected arguments that violate the parameter schema of the tool the case
-    offers (matcher values aside) and malformed matchers.
+    offers (matcher values aside), malformed matchers; and `_conversation_checks`'s.
 
     Args:
         files: the parsed files, in load order.
@@ -390,10 +400,17 @@ def semantic_problems(files: Sequence[SourceFile]) -> list[Problem]:
     Returns:
         The problems, in file order; empty when valid.
     """
+    from toolgrade.suite import _conversation_checks as conversations  # it imports this module
+
     chk = _Checker(files)
     for src in files:
         _check_tools(chk, src)
     for src in files:
+        conversations.check_environments(chk, src)
+    for src in files:
         for index, case in _items(src.data, "cases"):
-            _check_case(chk, src, case, index=index)
+            if "turns" in case:
+                conversations.check_conversation(chk, src, case, index=index)
+            else:
+                _check_case(chk, src, case, index=index)
     return chk.problems

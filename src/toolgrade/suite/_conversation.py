@@ -184,6 +184,10 @@ Environment = Annotated[ScriptedEnvironment | PythonEnvironment, Field(discrimin
 """An environment definition: scripted rules or a Python class."""
 
 
+def _unavailable() -> JsonValue:
+    return {"error": "503 Service Unavailable"}
+
+
 class FailSpec(BaseModel):
     """A tool result made to fail on purpose.
 
@@ -197,7 +201,7 @@ class FailSpec(BaseModel):
     """The tool whose call fails."""
     nth: int = Field(default=1, ge=1)
     """Which call of that tool fails (1: the first)."""
-    result: JsonValue = Field(default_factory=lambda: {"error": "503 Service Unavailable"})
+    result: JsonValue = Field(default_factory=_unavailable)
     """What the model sees instead of the real result."""
 
 

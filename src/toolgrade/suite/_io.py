@@ -33,9 +33,10 @@ def load_suite(source: str | Path) -> Suite:
     """Load and validate a suite from a file, a directory of files, or a built-in name.
 
     A path that exists wins over a built-in name. A directory's `*.json` files (not
-    recursive, in name order) are merged: tools are unioned (a tool defined twice must be
-    defined identically), case ids must be unique across files, and a case may call a tool
-    defined in another file of the directory.
+    recursive, in name order) are merged: tools and environments are unioned (one defined
+    twice must be defined identically), case ids must be unique across files, a case may
+    call a tool defined in another file of the directory, and the merged suite's
+    `schema_version` is the highest of the files'.
 
     Args:
         source: a suite file, a directory of suite files, or a built-in suite name such
@@ -198,8 +199,9 @@ def _merge(sources: Sequence[SourceFile], fallback_name: str) -> tuple[JsonObjec
     names = _shared(sources, "name")
     versions = [v for v in _shared(sources, "version") if isinstance(v, str) and v]
     descriptions = [d for d in _shared(sources, "description") if isinstance(d, str) and d]
+    schema_versions = [v for v in _shared(sources, "schema_version") if isinstance(v, int)]
     merged: JsonObject = {
-        "schema_version": 1,
+        "schema_version": max(schema_versions, default=1),
         "name": names[0] if len(names) == 1 else fallback_name,
         "description": "\n\n".join(descriptions),
     }
@@ -224,6 +226,13 @@ def _merge(sources: Sequence[SourceFile], fallback_name: str) -> tuple[JsonObjec
             key = flat.get("name") if isinstance(flat, dict) else None
             tools.setdefault(str(key), tool)
     merged["tools"] = list(tools.values())
+    environments: JsonObject = {}
+    for src in sources:
+        found = src.data.get("environments")
+        for name, env in (found if isinstance(found, dict) else {}).items():
+            environments.setdefault(name, env)  # conflicts are reported by the checks
+    if environments:
+        merged["environments"] = environments
     merged["cases"] = [c for s in sources for c in _list(s.data, "cases")]
     return merged, problems
 

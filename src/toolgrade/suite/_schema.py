@@ -19,7 +19,7 @@ SCHEMA_FILE = "suite.schema.json"
 
 
 def suite_schema_text() -> str:
-    """The JSON Schema of suite files (schema_version 1), as shipped in the package."""
+    """The JSON Schema of suite files (schema_version 1 and 2), as shipped in the package."""
     return resources.files("toolgrade.suite").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
 
 
@@ -54,6 +54,11 @@ def _specific(error: ValidationError) -> ValidationError:
 
 
 def _message(error: ValidationError) -> str:
+    # `errorMessage` (the ajv-errors keyword; validators ignore it) gives the message of
+    # a rule whose own message would be cryptic, e.g. `not: {}` for a version 1 file
+    # holding a conversation, or a pattern.
+    if isinstance(error.schema, dict) and isinstance(error.schema.get("errorMessage"), str):
+        return str(error.schema["errorMessage"])
     if error.validator == "oneOf" and isinstance(error.instance, dict):
         if "tool" in error.instance and "name" in error.instance:
             return "give the tool's name as 'tool' or 'name', not both"

@@ -1,0 +1,308 @@
+"""Semantic checks of environments and conversations (suite `schema_version` 2).
+
+They build on `_checks`' checker (its tools, case ids and problem list), so a
+conversation's calls are checked exactly as a single case's are: the tool is defined and
+offered, the arguments satisfy its parameters (matchers aside), the matchers are well
+formed. What is offered changes from turn to turn (`add_tools`), so each turn's calls are
+checked against that turn's tools. Nothing here imports or runs a Python environment.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from toolgrade._json import JsonObject, JsonValue
+from toolgrade.match import is_matcher, matcher_problems
+from toolgrade.suite._checks import (
+    SourceFile,
+    _calls,
+    _case_offer,
+    _check_arguments,
+    _check_call,
+    _check_expected,
+    _check_identity,
+    _Checker,
+    _items,
+    _Offer,
+    _ToolDef,
+)
+from toolgrade.suite._conversation import CHECK_NAMES
+
+__all__ = ["check_conversation", "check_environments", "is_json_pointer"]
+
+_Where = tuple[str, str, str | None]
+"""A problem's file, JSON path and case id."""
+
+_POINTER = re.compile(r"(/([^~/]|~[01])*)*")
+_CLASS = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
+
+
+def is_json_pointer(text: str) -> bool:
+    """True when `text` is a JSON Pointer (RFC 6901): `""`, or `/`-separated tokens.
+
+    Examples:
+        >>> [is_json_pointer(p) for p in ("", "/files/a~1b", "files", "/a~2")]
+        [True, True, False, False]
+    """
+    return _POINTER.fullmatch(text) is not None
+
+
+def check_environments(chk: _Checker, src: SourceFile) -> None:
+    """Check a file's `environments`, and record them for the conversations.
+
+    An environment defined in two files of a directory must be defined identically;
+    a python environment's `class` must name a module and a class; a scripted rule
+    must answer a tool some part of the suite defines, with well-formed matchers.
+    """
+    environments = src.data.get("environments")
+    if not isinstance(environments, dict):
+        return
+    for name, env in environments.items():
+        path = f"$.environments.{name}"
+        first = chk.environments.setdefault(name, (src.name, path, env))
+        if first[0] != src.name and first[2] != env:
+            message = (
+                f"environment '{name}' conflicts with its definition in {first[0]} at {first[1]}"
+            )
+            chk.add(src.name, path, message)
+        if not isinstance(env, dict):
+            continue
+        if env.get("kind") == "python":
+            _check_class(chk, (src.name, f"{path}.class", None), env.get("class"))
+        elif env.get("kind") == "scripted":
+            for i, rule in _items(env, "rules"):
+                _check_rule(chk, (src.name, f"{path}.rules[{i}]", None), rule)
+
+
+def _check_class(chk: _Checker, where: _Where, value: JsonValue) -> None:
+    if not isinstance(value, str) or _CLASS.fullmatch(value) is None:
+        return  # the schema says so
+    module = value.partition(":")[0]
+    if not all(part.isidentifier() for part in module.split(".")):
+        chk.add(where[0], where[1], f"'{module}' is not a module name (dotted identifiers)")
+
+
+def _check_rule(chk: _Checker, where: _Where, rule: JsonObject) -> None:
+    file, path, _ = where
+    when = rule.get("when")
+    if not isinstance(when, dict) or not isinstance(when.get("tool"), str):
+        return
+    tool = str(when["tool"])
+    arguments = when.get("arguments", {})
+    definition = chk.tools.get(tool)
+    if definition is None and tool not in _defined_anywhere(chk):
+        chk.add(file, f"{path}.when.tool", f"rule for undefined tool '{tool}'")
+    if not isinstance(arguments, dict):
+        return
+    at = (file, f"{path}.when.arguments", None)
+    if definition is not None:
+        _check_arguments(chk, at, tool, definition=_pattern(definition), arguments=arguments)
+    else:
+        _add_matcher_problems(chk, at, arguments)
+
+
+def _pattern(definition: _ToolDef) -> _ToolDef:
+    """The tool's definition for checking a pattern: it may leave required arguments out."""
+    params = {k: v for k, v in definition.parameters.items() if k != "required"}
+    key = json.dumps(params, sort_keys=True)
+    return _ToolDef(definition.file, definition.path, definition.canonical, params, key)
+
+
+def _defined_anywhere(chk: _Checker) -> set[str]:
+    """Every tool the suite or any of its cases defines."""
+    names = set(chk.tools)
+    for src in chk.files:
+        for _, case in _items(src.data, "cases"):
+            for _, tool in _items(case, "tool_definitions"):
+                flat = tool.get("function", tool)
+                if isinstance(flat, dict) and isinstance(flat.get("name"), str):
+                    names.add(str(flat["name"]))
+    return names
+
+
+def _add_matcher_problems(chk: _Checker, where: _Where, value: JsonValue) -> None:
+    file, path, case_id = where
+    for problem in matcher_problems(value, path):
+        at, sep, message = problem.partition(": ")
+        chk.add(file, at if sep else path, message if sep else problem, case_id=case_id)
+
+
+def check_conversation(chk: _Checker, src: SourceFile, case: JsonObject, *, index: int) -> None:
+    """Check one conversation (a case with `turns`) of a file.
+
+    Checks, besides what single cases get (id, category, own tools, offered tools):
+    the environment exists (and a python one gets keyword-argument state); each turn's
+    `add_tools` names suite tools, its calls name tools offered in that turn with valid
+    arguments, its `reply` is a string or a well-formed matcher; the end checks (matchers,
+    JSON Pointers, trajectory calls, forbidden patterns, `success` naming checks the
+    conversation has); `fail` names an offered tool; `reference` has one entry per turn
+    whose calls are offered in that turn.
+    """
+    path = f"$.cases[{index}]"
+    where = (src.name, path, _check_identity(chk, src, case, path=path, category="multi_turn"))
+    base = _case_offer(chk, case, where=where)
+    _check_environment(chk, where, case)
+    turns = case.get("turns")
+    if (
+        not isinstance(turns, list)
+        or not turns
+        or not all(isinstance(t, str | dict) for t in turns)
+    ):
+        return  # the schema says so; what each turn offers is unknown
+    offers = [_turn_offer(chk, where, turns, t, base=base) for t in range(len(turns))]
+    whole = _Offer(offers[-1].names, offers[-1].own, "the conversation")
+    for t, turn in enumerate(turns):
+        if isinstance(turn, dict):
+            at = (where[0], f"{path}.turns[{t}]", where[2])
+            _check_expected(chk, at, turn, offer=offers[t])
+            if turn.get("reply") is not None:
+                _check_reply(chk, (at[0], f"{at[1]}.reply", at[2]), turn["reply"])
+    checks = case.get("checks")
+    if isinstance(checks, dict):
+        _check_end(chk, where, checks, offer=whole, has=_checks_given(turns, checks))
+    for i, fail in _items(case, "fail"):
+        tool = fail.get("tool")
+        if isinstance(tool, str) and not _offers(chk, whole, tool):
+            message = f"fail names '{tool}', which the conversation does not offer"
+            chk.add(where[0], f"{path}.fail[{i}].tool", message, case_id=where[2])
+    _check_reference(chk, where, case.get("reference"), offers=offers)
+
+
+def _turn_offer(
+    chk: _Checker, where: _Where, turns: list[JsonValue], turn: int, *, base: _Offer
+) -> _Offer:
+    """What one turn offers: as `Suite.tools_for_turn` (later `add_tools` withheld)."""
+    later = {n for t in turns[turn + 1 :] for n in _add_tools(t)}
+    added = [n for t in turns[: turn + 1] for n in _add_tools(t)]
+    current = _add_tools(turns[turn])
+    for i, name in enumerate(current):
+        if name not in chk.tools:
+            message = f"add_tools names '{name}', which the suite does not define"
+            chk.add(where[0], f"{where[1]}.turns[{turn}].add_tools[{i}]", message, case_id=where[2])
+    names = list(chk.tools) if base.names is None else base.names
+    kept = [n for n in names if n not in later or n in added]
+    kept += [n for n in dict.fromkeys(added) if n in chk.tools and n not in kept]
+    own = {n: d for n, d in base.own.items() if n not in later or n in added}
+    return _Offer(kept, own, f"turn {turn}")
+
+
+def _add_tools(turn: JsonValue) -> list[str]:
+    names = turn.get("add_tools") if isinstance(turn, dict) else None
+    return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
+
+
+def _offers(chk: _Checker, offer: _Offer, tool: str) -> bool:
+    if tool in offer.own:
+        return True
+    return tool in chk.tools and (offer.names is None or tool in offer.names)
+
+
+def _check_environment(chk: _Checker, where: _Where, case: JsonObject) -> None:
+    file, path, case_id = where
+    name = case.get("environment")
+    if not isinstance(name, str):
+        return
+    found = chk.environments.get(name)
+    if found is None:
+        known = ", ".join(chk.environments) or "none"
+        message = f"environment '{name}' is not defined (environments: {known})"
+        chk.add(file, f"{path}.environment", message, case_id=case_id)
+        return
+    state = case.get("initial_state")
+    if isinstance(found[2], dict) and found[2].get("kind") == "python" and isinstance(state, dict):
+        for key in state:
+            if not key.isidentifier():
+                message = (
+                    f"'{key}' is not a Python identifier: a python environment's class "
+                    "is built with the initial_state as keyword arguments"
+                )
+                chk.add(file, f"{path}.initial_state.{key}", message, case_id=case_id)
+
+
+def _check_reply(chk: _Checker, where: _Where, reply: JsonValue) -> None:
+    if isinstance(reply, str):
+        return
+    if is_matcher(reply):
+        _add_matcher_problems(chk, where, reply)
+        return
+    message = 'a reply is a string or a matcher such as {"$contains": "3 files"}'
+    chk.add(where[0], where[1], message, case_id=where[2])
+
+
+def _checks_given(turns: list[JsonValue], checks: JsonObject) -> list[str]:
+    """The checks a conversation has (as `Conversation.deciding` without `success`)."""
+    given = {
+        "turns": any(
+            isinstance(t, dict) and ("expected" in t or t.get("reply") is not None) for t in turns
+        ),
+        "final_state": checks.get("final_state") is not None,
+        "unchanged": bool(checks.get("unchanged")),
+        "trajectory": checks.get("trajectory") is not None,
+        "forbidden": bool(checks.get("forbidden")),
+        "max_calls": checks.get("max_calls") is not None,
+    }
+    return [name for name in CHECK_NAMES if given[name]]
+
+
+def _check_end(
+    chk: _Checker, where: _Where, checks: JsonObject, *, offer: _Offer, has: list[str]
+) -> None:
+    file, path, case_id = where
+    path += ".checks"
+    final = checks.get("final_state")
+    if isinstance(final, dict) and isinstance(final.get("state"), dict):
+        _add_matcher_problems(chk, (file, f"{path}.final_state.state", case_id), final["state"])
+    unchanged = checks.get("unchanged")
+    for i, pointer in enumerate(unchanged if isinstance(unchanged, list) else []):
+        if isinstance(pointer, str) and not is_json_pointer(pointer):
+            message = (
+                f"'{pointer}' is not a JSON Pointer (RFC 6901): '' or '/'-separated "
+                "names, with '~' written '~0' and '/' written '~1'"
+            )
+            chk.add(file, f"{path}.unchanged[{i}]", message, case_id=case_id)
+    trajectory = checks.get("trajectory")
+    if isinstance(trajectory, dict):
+        for suffix, call in _calls(trajectory.get("calls")):
+            at = (file, f"{path}.trajectory.calls{suffix}", case_id)
+            _check_call(chk, at, call, offer=offer)
+    for i, pattern in _items(checks, "forbidden"):
+        _check_pattern(chk, (file, f"{path}.forbidden[{i}]", case_id), pattern, offer=offer)
+    success = checks.get("success")
+    for i, name in enumerate(success if isinstance(success, list) else []):
+        if name in CHECK_NAMES and name not in has:
+            message = (
+                f"success names '{name}', which the conversation does not check "
+                f"(it checks: {', '.join(has) or 'nothing'})"
+            )
+            chk.add(file, f"{path}.success[{i}]", message, case_id=case_id)
+
+
+def _check_pattern(chk: _Checker, where: _Where, pattern: JsonObject, *, offer: _Offer) -> None:
+    file, path, case_id = where
+    name = pattern.get("name", pattern.get("tool"))
+    if not isinstance(name, str):
+        return
+    definition: _ToolDef | None = offer.own.get(name) or chk.tools.get(name)
+    arguments = pattern.get("arguments", {})
+    if definition is None:
+        chk.add(file, path, f"forbidden call to undefined tool '{name}'", case_id=case_id)
+    elif isinstance(arguments, dict):
+        at = (file, f"{path}.arguments", case_id)
+        _check_arguments(chk, at, name, definition=_pattern(definition), arguments=arguments)
+
+
+def _check_reference(
+    chk: _Checker, where: _Where, reference: JsonValue, *, offers: list[_Offer]
+) -> None:
+    file, path, case_id = where
+    if not isinstance(reference, list):
+        return
+    if len(reference) != len(offers):
+        message = f"reference has {len(reference)} entries for {len(offers)} turns (one per turn)"
+        chk.add(file, f"{path}.reference", message, case_id=case_id)
+    for t, entry in enumerate(reference[: len(offers)]):
+        calls = entry.get("calls") if isinstance(entry, dict) else entry
+        prefix = f"{path}.reference[{t}]" + (".calls" if isinstance(entry, dict) else "")
+        for suffix, call in _calls(calls):
+            _check_call(chk, (file, prefix + suffix, case_id), call, offer=offers[t])

@@ -185,6 +185,7 @@ def case_result(
             "finish_reason": None,
             "error": error,
             "repeat": repeat,
+            "conversation": None,
         },
     )
 

@@ -9,7 +9,12 @@ from toolgrade.backends._registry import (
     providers,
     register_backend,
 )
-from toolgrade.backends._replay import NO_RECORDED_RESPONSE, ReplayRecord
+from toolgrade.backends._replay import (
+    NO_RECORDED_RESPONSE,
+    ReplayRecord,
+    replay_records,
+    write_replay_file,
+)
 from toolgrade.backends._types import (
     DEFAULT_MAX_TOKENS,
     Backend,
@@ -45,6 +50,8 @@ __all__ = [
     "parse_retry_after",
     "providers",
     "register_backend",
+    "replay_records",
     "safe_tool_name",
     "tools_system_prompt",
+    "write_replay_file",
 ]

@@ -99,7 +99,12 @@ class OllamaBackend:
         body: JsonObject = {
             "model": self.model,
             "messages": list(
-                ollama_messages(request.messages, tools=request.tools, prompt_mode=prompt_mode)
+                ollama_messages(
+                    request.messages,
+                    tools=request.tools,
+                    prompt_mode=prompt_mode,
+                    family=self._settings.prompt_format,
+                )
             ),
             "stream": self._settings.streams(),
             "options": options,

@@ -98,7 +98,12 @@ class OpenAIBackend:
         body: JsonObject = {
             "model": self.model,
             "messages": list(
-                openai_messages(request.messages, tools=request.tools, prompt_mode=prompt_mode)
+                openai_messages(
+                    request.messages,
+                    tools=request.tools,
+                    prompt_mode=prompt_mode,
+                    family=self._settings.prompt_format,
+                )
             ),
             "temperature": self._settings.temperature,
             "stream": self._settings.streams(),

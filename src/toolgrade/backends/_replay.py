@@ -6,14 +6,21 @@ a live model's answer may have (`MAX_RESPONSE_BYTES`), and the whole file to
 `MAX_RESPONSES_FILE_BYTES`. A line answers one repetition of one case: the one its
 `repeat` names (from 0, as in stored results), or, when no line of the case gives
 `repeat`, the one its position among the case's lines gives.
+
+A conversation's lines also give `turn` and `step` (from 0): each answers one model
+reply, the request (case, repeat, turn, step); `repeat` defaults to 0 on such lines.
+`replay_records` writes a run's results back as lines, every step of a conversation
+included, so that `toolgrade evaluate` judges a stored run again.
 """
 
 from __future__ import annotations
 
 import hashlib
 import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -23,7 +30,17 @@ from toolgrade.backends._stream import MAX_RESPONSE_BYTES
 from toolgrade.backends._types import BackendSettings, ChatReply, ChatRequest, ServerInfo
 from toolgrade.errors import InputError
 
-__all__ = ["MAX_RESPONSES_FILE_BYTES", "NO_RECORDED_RESPONSE", "ReplayBackend", "ReplayRecord"]
+if TYPE_CHECKING:  # results sit above backends; a result is only read here
+    from toolgrade.results import CaseResult
+
+__all__ = [
+    "MAX_RESPONSES_FILE_BYTES",
+    "NO_RECORDED_RESPONSE",
+    "ReplayBackend",
+    "ReplayRecord",
+    "replay_records",
+    "write_replay_file",
+]
 
 NO_RECORDED_RESPONSE = "no recorded response"
 """The error of a case the responses file has no line for."""
@@ -54,7 +71,12 @@ class ReplayRecord(BaseModel):
     error: str | None = None
     """A recorded failure: the case is reported as `error`."""
     repeat: int | None = Field(default=None, ge=0)
-    """Which repetition this answers, from 0 (as `CaseResult.repeat`); None: by position."""
+    """Which repetition this answers, from 0 (as `CaseResult.repeat`); None: by position
+    (conversation steps: 0)."""
+    turn: int | None = Field(default=None, ge=0)
+    """Conversations: the user turn this reply belongs to, from 0."""
+    step: int | None = Field(default=None, ge=0)
+    """Conversations: the model reply within the turn, from 0."""
     note: str | None = None
     """A remark for people (e.g. why the output is deliberately wrong)."""
 
@@ -65,7 +87,14 @@ class ReplayRecord(BaseModel):
             raise ValueError("give 'output' or 'message', not both")
         if given == 0 and self.error is None:
             raise ValueError("give 'output', 'message' or 'error'")
+        if (self.turn is None) != (self.step is None):
+            raise ValueError("give 'turn' and 'step' together, or neither")
         return self
+
+    @property
+    def in_conversation(self) -> bool:
+        """True when the line answers one step of a conversation."""
+        return self.turn is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +104,27 @@ class _Answers:
     by_repeat: dict[int, tuple[int, ReplayRecord]]
     explicit: bool
     """Whether the lines give `repeat` (else they answer repetitions in order)."""
+    by_step: dict[tuple[int, int, int], tuple[int, ReplayRecord]] | None = None
+    """A conversation's lines by (repeat, turn, step); None for a single case's."""
+
+    def lines(self) -> list[tuple[int, ReplayRecord]]:
+        """Every line of the case: (line number, record)."""
+        found = self.by_step if self.by_step is not None else self.by_repeat
+        return list(found.values())
+
+    def find(self, repeat: int, turn: int, step: int) -> tuple[ReplayRecord | None, str]:
+        """The record answering a request, or None and why there is none."""
+        if self.by_step is not None:
+            found = self.by_step.get((repeat, turn, step))
+            if found is None:
+                return None, (f"{NO_RECORDED_RESPONSE} for repeat {repeat} turn {turn} step {step}")
+            return found[1], ""
+        if turn or step:  # a single answer serves the first request of a conversation
+            return None, f"{NO_RECORDED_RESPONSE} for turn {turn} step {step} (no line gives one)"
+        single = self.by_repeat.get(repeat)
+        if single is None:
+            return None, self.missing(repeat)
+        return single[1], ""
 
     def missing(self, repeat: int) -> str:
         """Why no line answers this repetition, naming the case's lines."""
@@ -130,7 +180,7 @@ def read_replay_file(path: Path, data: bytes | str | None = None) -> dict[str, l
     """
     answers = _read_answers(path, data)
     return {
-        case_id: [record for _, record in sorted(found.by_repeat.values(), key=_line)]
+        case_id: [record for _, record in sorted(found.lines(), key=_line)]
         for case_id, found in answers.items()
     }
 
@@ -152,8 +202,35 @@ def _read_answers(path: Path, data: bytes | str | None) -> dict[str, _Answers]:
     return {case_id: _answers(found, path=path) for case_id, found in lines.items()}
 
 
+def _steps(lines: list[tuple[int, ReplayRecord]], *, path: Path) -> _Answers:
+    """A conversation's lines: one per (repeat, turn, step)."""
+    first_line = lines[0][0]
+    by_step: dict[tuple[int, int, int], tuple[int, ReplayRecord]] = {}
+    for number, record in lines:
+        if not record.in_conversation:
+            raise InputError(
+                f"case {record.case_id!r}: give 'turn' and 'step' on every line of a "
+                f"conversation or on none (line {first_line} gives them, line {number} does not)",
+                path=str(path),
+                location=f"line {number}",
+            )
+        key = (record.repeat or 0, record.turn or 0, record.step or 0)
+        if key in by_step:
+            raise InputError(
+                f"a second answer to case {record.case_id!r} repeat {key[0]} turn {key[1]} "
+                f"step {key[2]} (first at line {by_step[key][0]})",
+                path=str(path),
+                location=f"line {number}",
+            )
+        by_step[key] = (number, record)
+    return _Answers({}, explicit=True, by_step=by_step)
+
+
 def _answers(lines: list[tuple[int, ReplayRecord]], *, path: Path) -> _Answers:
     first_line, first = lines[0]
+    if any(record.in_conversation for _, record in lines):
+        ordered = sorted(lines, key=lambda found: not found[1].in_conversation)
+        return _steps(ordered, path=path)
     explicit = first.repeat is not None
     by_repeat: dict[int, tuple[int, ReplayRecord]] = {}
     for position, (number, record) in enumerate(lines):
@@ -203,7 +280,7 @@ class ReplayBackend:
             identity={
                 "file_sha256": self._sha256,
                 "recorded_cases": len(self._records),
-                "recorded_lines": sum(len(a.by_repeat) for a in self._records.values()),
+                "recorded_lines": sum(len(a.lines()) for a in self._records.values()),
                 "recorded_ids": sample,
             }
         )
@@ -213,10 +290,9 @@ class ReplayBackend:
         answers = self._records.get(request.case_id)
         if answers is None:
             return ChatReply(raw=None, error=NO_RECORDED_RESPONSE)
-        found = answers.by_repeat.get(request.repeat)
-        if found is None:
-            return ChatReply(raw=None, error=answers.missing(request.repeat))
-        record = found[1]
+        record, missing = answers.find(request.repeat, request.turn, request.step)
+        if record is None:
+            return ChatReply(raw=None, error=missing)
         raw: JsonValue = record.output if record.output is not None else record.message
         return ChatReply(
             raw=raw,
@@ -228,3 +304,77 @@ class ReplayBackend:
 
     async def aclose(self) -> None:
         """Nothing to release."""
+
+
+def _answer_fields(raw: JsonValue) -> dict[str, JsonValue] | None:
+    """`output` or `message` for a raw output; None when a line cannot hold it."""
+    if isinstance(raw, str):
+        return {"output": raw}
+    if isinstance(raw, dict):
+        return {"message": raw}
+    return None
+
+
+def replay_records(results: Iterable[CaseResult]) -> list[ReplayRecord]:
+    """A run's results as responses-file lines (`toolgrade evaluate` judges them again).
+
+    A case gives one line (its raw output, or its error); a conversation one line per
+    model reply, with its `turn` and `step`. Outputs a line cannot hold (an agent's
+    message list) are left out: replaying them is a `no recorded response` error.
+
+    Examples:
+        >>> from toolgrade.results import CaseResult
+        >>> result = CaseResult(case_id="c1", status="correct", score=1.0, raw_response="hi")
+        >>> [r.output for r in replay_records([result])]
+        ['hi']
+    """
+    lines: list[ReplayRecord] = []
+    for result in results:
+        record = result.conversation
+        if record is None:
+            answer = _answer_fields(result.raw_response)
+            if answer is None and result.error is None:
+                continue
+            lines.append(
+                ReplayRecord.model_validate(
+                    {
+                        "case_id": result.case_id,
+                        "repeat": result.repeat,
+                        "latency_ms": result.latency_ms,
+                        "ttft_ms": result.ttft_ms,
+                        "finish_reason": result.finish_reason,
+                        "error": None if answer else result.error,
+                        **(answer or {}),
+                    }
+                )
+            )
+            continue
+        for turn in record.turns:
+            for index, step in enumerate(turn.steps):
+                answer = _answer_fields(step.raw_response)
+                if answer is None and step.error is None:
+                    continue
+                lines.append(
+                    ReplayRecord.model_validate(
+                        {
+                            "case_id": result.case_id,
+                            "repeat": result.repeat,
+                            "turn": turn.index,
+                            "step": index,
+                            "latency_ms": step.latency_ms,
+                            "ttft_ms": step.ttft_ms,
+                            "finish_reason": step.finish_reason,
+                            "error": step.error,
+                            **(answer or {}),
+                        }
+                    )
+                )
+    return lines
+
+
+def write_replay_file(path: str | Path, results: Iterable[CaseResult]) -> int:
+    """Write `replay_records(results)` as a responses file; the number of lines written."""
+    lines = replay_records(results)
+    text = "".join(r.model_dump_json(exclude_none=True) + "\n" for r in lines)
+    Path(path).write_text(text, encoding="utf-8")
+    return len(lines)

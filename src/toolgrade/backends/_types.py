@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
 from toolgrade._json import JsonObject, JsonValue
+from toolgrade.backends._families import DEFAULT_FAMILY, family_names
+from toolgrade.backends._trajectory import is_trajectory, trajectory_message
 from toolgrade.errors import ConfigError
 from toolgrade.suite import ToolSpec
 
@@ -67,8 +69,16 @@ class BackendSettings:
     """Cap on the tokens of one answer (`max_tokens`, Ollama `num_predict`); None sends none."""
     stream: bool = True
     """Stream answers, so that a timeout or Ctrl-C stops the server generating."""
+    prompt_format: str = DEFAULT_FAMILY
+    """The model family used in `prompt` mode (`hermes`, `llama3`, `mistral`): its tool
+    prompt, how earlier calls are written, and how tool results are wrapped."""
 
     def __post_init__(self) -> None:
+        if self.prompt_format not in family_names():
+            raise ConfigError(
+                f"unknown prompt format {self.prompt_format!r}"
+                f" (choose from {', '.join(family_names())})"
+            )
         if self.max_tokens is not None and self.max_tokens < 1:
             raise ConfigError(f"max_tokens must be at least 1, got {self.max_tokens}")
         if not isinstance(self.options.get("stream", False), bool):
@@ -87,8 +97,12 @@ class BackendSettings:
         return value if isinstance(value, bool) else self.stream
 
     def to_dict(self) -> JsonObject:
-        """The settings to record with a run (without the API key)."""
-        return {
+        """The settings to record with a run (without the API key).
+
+        `prompt_format` is recorded only when it is not the default, so that the
+        settings of runs from before it existed read the same.
+        """
+        recorded: JsonObject = {
             "base_url": self.base_url,
             "temperature": self.temperature,
             "seed": self.seed,
@@ -99,11 +113,14 @@ class BackendSettings:
             "stream": self.streams(),
             "options": dict(self.options),
         }
+        if self.prompt_format != DEFAULT_FAMILY:
+            recorded["prompt_format"] = self.prompt_format
+        return recorded
 
 
 @dataclass(frozen=True, slots=True)
 class ChatRequest:
-    """One case sent to a model."""
+    """One case sent to a model (or one step of a conversation)."""
 
     case_id: str
     """The case's id."""
@@ -113,6 +130,10 @@ class ChatRequest:
     """The tools offered, named as the server should see them."""
     repeat: int = 0
     """Repetition index."""
+    turn: int = 0
+    """Conversations: the user turn (from 0) this request is part of."""
+    step: int = 0
+    """Conversations: the model reply within that turn (from 0)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,9 +169,15 @@ class ServerInfo:
 
 
 def extractable(raw: JsonValue) -> str | JsonObject:
-    """The raw output in a shape extraction accepts: text or a message (else its JSON)."""
+    """The raw output in a shape extraction accepts: text or a message (else its JSON).
+
+    An agent's trajectory (a message list) becomes one assistant message holding every
+    call it made, so that a single case judges all of them and never a tool's result.
+    """
     if isinstance(raw, str | dict):
         return raw
+    if is_trajectory(raw):
+        return trajectory_message(raw)
     return "" if raw is None else json.dumps(raw, ensure_ascii=False)
 
 

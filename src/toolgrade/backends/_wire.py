@@ -2,9 +2,9 @@
 
 OpenAI function names must match `^[A-Za-z0-9_-]{1,64}$`, so a suite tool called
 `uber.ride` is sent as `uber_ride` and the calls that come back are renamed before
-judging. In `prompt` mode the tools are described in the system prompt (Hermes style)
-and earlier tool calls of a conversation are written out as text, for servers that
-have no native tool support.
+judging. In `prompt` mode the tools are described in the system prompt and earlier
+tool calls and results of a conversation are written out as text, in a model family's
+style (`_families.py`; Hermes by default), for servers that have no native tool support.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from toolgrade._json import JsonObject, JsonValue
+from toolgrade.backends._families import DEFAULT_FAMILY
+from toolgrade.backends._families import family as prompt_family
 from toolgrade.suite import ToolSpec
 
 __all__ = [
@@ -120,59 +122,69 @@ class NameMap:
         return call
 
 
-_HERMES_HEAD = (
-    "You are a function calling AI model. You are provided with function signatures within "
-    "<tools></tools> XML tags. You may call one or more functions to assist with the user "
-    "query. Don't make assumptions about what values to plug into functions. If no function "
-    "fits the request, answer in plain text without calling any function.\n<tools>\n"
-)
-_HERMES_TAIL = (
-    "\n</tools>\nFor each function call return a JSON object with the function name and "
-    "arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n"
-    '{"name": <function-name>, "arguments": <args-dict>}\n</tool_call>'
-)
-
-
-def tools_system_prompt(tools: Sequence[ToolSpec]) -> str:
-    """The Hermes-style system prompt describing the tools (for `prompt` mode)."""
-    lines = "\n".join(json.dumps(t.to_openai(), ensure_ascii=False) for t in tools)
-    return _HERMES_HEAD + lines + _HERMES_TAIL
+def tools_system_prompt(tools: Sequence[ToolSpec], family: str = DEFAULT_FAMILY) -> str:
+    """The system prompt describing the tools (for `prompt` mode), Hermes-style by default."""
+    return prompt_family(family).system(tools)
 
 
 def _with_tool_prompt(
-    messages: Sequence[JsonObject], tools: Sequence[ToolSpec]
+    messages: Sequence[JsonObject], tools: Sequence[ToolSpec], family: str
 ) -> list[JsonObject]:
-    """Put the tool prompt in front of the system prompt, and calls/answers into text."""
-    prompt = tools_system_prompt(tools)
+    """Put the family's tool prompt in front of the system prompt, calls/results into text.
+
+    Consecutive tool results become one user message (chat templates that want user
+    and assistant to alternate accept it).
+    """
+    style = prompt_family(family)
+    prompt = style.system(tools)
     out: list[JsonObject] = []
     rest = list(messages)
     if rest and rest[0].get("role") == "system":
         prompt = f"{prompt}\n\n{rest.pop(0).get('content') or ''}".rstrip()
     out.append({"role": "system", "content": prompt})
+    results = False  # whether the last message out holds tool results
     for message in rest:
         role = message.get("role")
         calls = message.get("tool_calls")
         if role == "assistant" and isinstance(calls, list):
-            blocks = [
-                "<tool_call>\n" + json.dumps(c, ensure_ascii=False) + "\n</tool_call>"
-                for c in calls
-            ]
+            written = style.calls([c for c in calls if isinstance(c, dict)])
             head = [str(message["content"])] if message.get("content") else []
-            out.append({"role": "assistant", "content": "\n".join(head + blocks)})
+            out.append({"role": "assistant", "content": "\n".join([*head, written])})
         elif role == "tool":
-            body = str(message.get("content") or "")
-            out.append({"role": "user", "content": f"<tool_response>\n{body}\n</tool_response>"})
+            name, call_id = message.get("name"), message.get("tool_call_id")
+            content = message.get("content")
+            text = style.result(
+                name if isinstance(name, str) else "",
+                call_id if isinstance(call_id, str) else "",
+                "" if content is None else content,
+            )
+            if results:
+                out[-1] = {"role": "user", "content": f"{out[-1]['content']}\n{text}"}
+            else:
+                out.append({"role": "user", "content": text})
+            results = True
+            continue
         else:
             out.append(dict(message))
+        results = False
     return out
 
 
 def openai_messages(
-    messages: Sequence[JsonObject], *, tools: Sequence[ToolSpec], prompt_mode: bool
+    messages: Sequence[JsonObject],
+    *,
+    tools: Sequence[ToolSpec],
+    prompt_mode: bool,
+    family: str = DEFAULT_FAMILY,
 ) -> list[JsonObject]:
-    """Neutral messages -> OpenAI chat messages (arguments as JSON strings)."""
+    """Neutral messages -> OpenAI chat messages (arguments as JSON strings).
+
+    A neutral call may carry its `id` (the `tool` message answering it names the same
+    one in `tool_call_id`); a call without one gets `call_<message>_<n>`. In prompt
+    mode `family` writes tools, calls and results as text.
+    """
     if prompt_mode:
-        return _with_tool_prompt(messages, tools)
+        return _with_tool_prompt(messages, tools, family)
     out: list[JsonObject] = []
     for index, message in enumerate(messages):
         calls = message.get("tool_calls")
@@ -182,18 +194,24 @@ def openai_messages(
                 if isinstance(call, dict):
                     args = json.dumps(call.get("arguments") or {}, ensure_ascii=False)
                     fn: JsonObject = {"name": call.get("name"), "arguments": args}
-                    wire.append({"id": f"call_{index}_{n}", "type": "function", "function": fn})
+                    given = call.get("id")
+                    call_id = given if isinstance(given, str) and given else f"call_{index}_{n}"
+                    wire.append({"id": call_id, "type": "function", "function": fn})
             message = {**message, "tool_calls": wire}
         out.append(dict(message))
     return out
 
 
 def ollama_messages(
-    messages: Sequence[JsonObject], *, tools: Sequence[ToolSpec], prompt_mode: bool
+    messages: Sequence[JsonObject],
+    *,
+    tools: Sequence[ToolSpec],
+    prompt_mode: bool,
+    family: str = DEFAULT_FAMILY,
 ) -> list[JsonObject]:
     """Neutral messages -> Ollama `/api/chat` messages (arguments as objects)."""
     if prompt_mode:
-        return _with_tool_prompt(messages, tools)
+        return _with_tool_prompt(messages, tools, family)
     out: list[JsonObject] = []
     for message in messages:
         calls = message.get("tool_calls")

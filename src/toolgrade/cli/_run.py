@@ -124,6 +124,7 @@ def _run_and_report(
         repeat=scoring.repeat,
         rubric=scoring.rubric,
         profile=scoring.profile,
+        teacher_forcing=scoring.teacher_forcing,
         warmup=not request.no_warmup,
         tags=tuple(post.label or ()),
         selection=chosen.to_dict(),

@@ -78,6 +78,14 @@ class ScoringOptions:
             help="Matching profile: default or bfcl.", panel=RUN_PANEL, marker="profile"
         ),
     )
+    teacher_forcing: bool = field(
+        default=False,
+        metadata=option(
+            "--teacher-forcing",
+            help="Conversations: start every turn from the reference's history and state.",
+            panel=RUN_PANEL,
+        ),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +96,13 @@ class RequestOptions:
         default="native",
         metadata=option(
             help="Tools in the request, or described in the prompt.", panel=RUN_PANEL, marker="mode"
+        ),
+    )
+    prompt_format: Literal["hermes", "llama3", "mistral"] = field(
+        default="hermes",
+        metadata=option(
+            help="With --mode prompt: the model family's text for tools, calls and results.",
+            panel=RUN_PANEL,
         ),
     )
     base_url: str | None = field(
@@ -153,6 +168,7 @@ class RequestOptions:
             max_tokens=None if self.max_tokens == 0 else self.max_tokens,
             stream=not self.no_stream,
             options=key_values(self.extra or []),
+            prompt_format=self.prompt_format,
         )
 
 

@@ -14,6 +14,7 @@ from toolgrade.errors import BackendUnreachable, ConfigError
 from toolgrade.judge import profiles
 from toolgrade.results import CaseResult, RunResult
 from toolgrade.runner._case import CaseRunner
+from toolgrade.runner._conversation import ConversationRunner
 from toolgrade.runner._core import Session, drive, manifest_for, new_header
 from toolgrade.runner._options import RunOptions
 from toolgrade.runner._prepare import WarmupBackend, get_ready
@@ -22,7 +23,7 @@ from toolgrade.runner._sameness import resumable_suite
 from toolgrade.runner._signals import stop_on_signals
 from toolgrade.runner._warmup import WARMUP_LIMIT
 from toolgrade.store._folder import LogLevel, RunFolder
-from toolgrade.suite import Case, Suite
+from toolgrade.suite import AnyCase, Suite
 
 __all__ = ["arun_suite", "aresume_run", "resume_run", "run_suite"]
 
@@ -168,7 +169,7 @@ async def aresume_run(
         await backend.aclose()
 
 
-def _unfinished(cases: Sequence[Case], done: Sequence[CaseResult], repeat: int) -> list[Case]:
+def _unfinished(cases: Sequence[AnyCase], done: Sequence[CaseResult], repeat: int) -> list[AnyCase]:
     """The cases with a repetition still to run (the warm-up needs one, not all)."""
     have = {(r.case_id, r.repeat) for r in done}
     return [c for c in cases if any((c.id, k) not in have for k in range(repeat))]
@@ -212,6 +213,17 @@ def _session(
         rubric=options.rubric,
         profile=options.profile,
     )
+    conversations = None
+    if suite.conversations:
+        conversations = ConversationRunner(
+            suite=suite,
+            backend=backend,
+            timeout=options.timeout,
+            rubric=options.rubric,
+            profile=options.profile,
+            teacher_forcing=options.teacher_forcing,
+            base_dir=options.base_dir(),
+        )
     return Session(
         header=header,
         cases=suite.cases,
@@ -219,6 +231,7 @@ def _session(
         options=options,
         folder=folder,
         progress=progress,
+        conversations=conversations,
     )
 
 

@@ -22,6 +22,9 @@ from toolgrade.suite import Case, Rubric, Suite, ToolSpec
 __all__ = [
     "CaseOutcome",
     "CaseRunner",
+    "RequestFailure",
+    "ask",
+    "extract_renamed",
     "judge_output",
     "overrun_message",
 ]
@@ -42,10 +45,53 @@ class CaseOutcome:
 
 
 @dataclass(frozen=True, slots=True)
-class _Failure:
+class RequestFailure:
+    """No usable reply to a request: the status to report and why."""
+
     status: Status
+    """`timeout` or `error`."""
     message: str
+    """What happened, for people."""
     unreachable: bool = False
+    """True when nothing answered at the server's address (even after retries)."""
+
+
+async def ask(
+    backend: Backend, request: ChatRequest, retries: RetryLog, *, timeout: float
+) -> ChatReply | RequestFailure:
+    """One request within `timeout` seconds (retries included); failures are values.
+
+    Cases and conversation steps both go through here, so that timeouts, retries and a
+    lost server are told apart the same way.
+    """
+    token = retry_log.set(retries)
+    try:
+        async with asyncio.timeout(timeout):
+            return await backend.complete(request)
+    except (TimeoutError, BackendTimeout):
+        return _timed_out(retries, timeout)
+    except BackendUnreachable as exc:
+        return RequestFailure(Status.ERROR, str(exc), unreachable=True)
+    except BackendError as exc:
+        return RequestFailure(Status.ERROR, str(exc))
+    except Exception as exc:  # a broken backend must not end the run
+        logger.exception("backend failed on case %s", request.case_id)
+        return RequestFailure(Status.ERROR, f"{type(exc).__name__}: {exc}")
+    finally:
+        retry_log.reset(token)
+
+
+def _timed_out(retries: RetryLog, timeout: float) -> RequestFailure:
+    """A timeout, told apart from a server that kept failing until the time ran out.
+
+    After a retry the server has failed at least once: the case is an `error` that
+    says what happened, not a `timeout` that more `--timeout` would cure.
+    """
+    late = f"no answer within {timeout:g} s"
+    history = retries.describe()
+    if history is None:
+        return RequestFailure(Status.TIMEOUT, late)
+    return RequestFailure(Status.ERROR, f"{history}, {late}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +132,7 @@ class CaseRunner:
         )
         started = time.perf_counter()
         reply = await self._ask(request, RetryLog(on_retry=on_retry))
-        if isinstance(reply, _Failure):
+        if isinstance(reply, RequestFailure):
             failed = self.failed(
                 case, repeat, status=reply.status, message=reply.message, started=started
             )
@@ -109,35 +155,9 @@ class CaseRunner:
         }
         return CaseOutcome(result.model_copy(update=update), reply)
 
-    async def _ask(self, request: ChatRequest, retries: RetryLog) -> ChatReply | _Failure:
+    async def _ask(self, request: ChatRequest, retries: RetryLog) -> ChatReply | RequestFailure:
         """The backend's reply, or the status and message of a failure to get one."""
-        token = retry_log.set(retries)
-        try:
-            async with asyncio.timeout(self.timeout):
-                return await self.backend.complete(request)
-        except (TimeoutError, BackendTimeout):
-            return self._timed_out(retries)
-        except BackendUnreachable as exc:
-            return _Failure(Status.ERROR, str(exc), unreachable=True)
-        except BackendError as exc:
-            return _Failure(Status.ERROR, str(exc))
-        except Exception as exc:  # a broken backend must not end the run
-            logger.exception("backend failed on case %s", request.case_id)
-            return _Failure(Status.ERROR, f"{type(exc).__name__}: {exc}")
-        finally:
-            retry_log.reset(token)
-
-    def _timed_out(self, retries: RetryLog) -> _Failure:
-        """A timeout, told apart from a server that kept failing until the time ran out.
-
-        After a retry the server has failed at least once: the case is an `error` that
-        says what happened, not a `timeout` that more `--timeout` would cure.
-        """
-        late = f"no answer within {self.timeout:g} s"
-        history = retries.describe()
-        if history is None:
-            return _Failure(Status.TIMEOUT, late)
-        return _Failure(Status.ERROR, f"{history}, {late}")
+        return await ask(self.backend, request, retries, timeout=self.timeout)
 
     async def _judge(
         self, case: Case, repeat: int, raw: JsonValue, *, names: NameMap, request: ChatRequest
@@ -211,12 +231,7 @@ def judge_output(
 
     `offered` are the tools as the model saw them (possibly renamed for the server).
     """
-    # A profile that judges calls of any name (bfcl) must see every call; otherwise the
-    # offered tools let extraction set aside look-alike JSON in prose.
-    extraction = extract_calls(
-        extractable(raw), tools=None if profile_reads_any_name(profile) else offered
-    )
-    extraction = _renamed(extraction, names)
+    extraction = extract_renamed(raw, names=names, offered=offered, profile=profile)
     return judge(
         case,
         extraction,
@@ -225,6 +240,21 @@ def judge_output(
         profile=profile,
         defaults=suite.defaults,
     )
+
+
+def extract_renamed(
+    raw: JsonValue, *, names: NameMap, offered: Sequence[ToolSpec], profile: str
+) -> Extraction:
+    """The calls of a raw output, renamed to the suite's names (as `judge_output` reads them).
+
+    `offered` are the tools as the model saw them (possibly renamed for the server).
+    """
+    # A profile that judges calls of any name (bfcl) must see every call; otherwise the
+    # offered tools let extraction set aside look-alike JSON in prose.
+    extraction = extract_calls(
+        extractable(raw), tools=None if profile_reads_any_name(profile) else offered
+    )
+    return _renamed(extraction, names)
 
 
 def _renamed(extraction: Extraction, names: NameMap) -> Extraction:

@@ -16,11 +16,12 @@ from toolgrade._version import __version__
 from toolgrade.backends import Backend, ChatReply, ServerInfo
 from toolgrade.backends._http import RetryEvent
 from toolgrade.results import CaseResult, RunResult, Status
-from toolgrade.runner._case import CaseRunner
+from toolgrade.runner._case import CaseOutcome, CaseRunner
+from toolgrade.runner._conversation import ConversationRunner
 from toolgrade.runner._options import RunOptions
 from toolgrade.runner._progress import Progress, notify
 from toolgrade.store._folder import RunFolder, RunManifest, sort_results
-from toolgrade.suite import Case, Suite
+from toolgrade.suite import AnyCase, Case, Suite
 
 __all__ = ["Session", "drive", "manifest_for", "new_header", "new_run_id"]
 
@@ -66,8 +67,8 @@ class Session:
 
     header: RunResult
     """Settings and identity (results are kept separately until the end)."""
-    cases: Sequence[Case]
-    """The selected cases, in order."""
+    cases: Sequence[AnyCase]
+    """The selected cases and conversations, in order."""
     runner: CaseRunner
     """Runs one case."""
     options: RunOptions
@@ -76,6 +77,8 @@ class Session:
     """Where results go (None: in memory only)."""
     progress: Progress
     """The progress display."""
+    conversations: ConversationRunner | None = None
+    """Runs one conversation (None: the suite has none)."""
     results: dict[tuple[str, int], CaseResult] = field(default_factory=dict)
     """Finished results by (case id, repetition)."""
     fingerprints: set[str] = field(default_factory=set)
@@ -95,7 +98,7 @@ class Session:
     warned: bool = False
     """True once the too-many-timeouts warning was given."""
 
-    def todo(self) -> list[tuple[Case, int]]:
+    def todo(self) -> list[tuple[AnyCase, int]]:
         """Case repetitions that have no result yet."""
         return [
             (case, k)
@@ -144,15 +147,24 @@ class Session:
                 finished=self.finished,
             )
 
-    async def run_one(self, case: Case, repeat: int) -> None:
-        """Run and record one case repetition."""
+    async def run_one(self, case: AnyCase, repeat: int) -> None:
+        """Run and record one case (or conversation) repetition.
+
+        A conversation is recorded only once it finished: a stop half-way records
+        nothing of it, and a resume runs it again from its first turn.
+        """
         if self.folder is not None:
             self.folder.log(
                 "debug", "case_start", f"{case.id} started", case_id=case.id, repeat=repeat
             )
-        outcome = await self.runner.run(
-            case, repeat, on_retry=partial(self._log_retry, case.id, repeat)
-        )
+        on_retry = partial(self._log_retry, case.id, repeat)
+        outcome: CaseOutcome
+        if isinstance(case, Case):
+            outcome = await self.runner.run(case, repeat, on_retry=on_retry)
+        else:
+            if self.conversations is None:
+                raise RuntimeError("a conversation in a session without a conversation runner")
+            outcome = await self.conversations.run(case, repeat, on_retry=on_retry)
         if outcome.unreachable:
             self._hold(outcome.result)
             return
@@ -248,7 +260,7 @@ def _log_result(folder: RunFolder, result: CaseResult) -> None:
 
 
 def manifest_for(
-    session_header: RunResult, cases: Sequence[Case], options: RunOptions
+    session_header: RunResult, cases: Sequence[AnyCase], options: RunOptions
 ) -> RunManifest:
     """The `run.json` content of a new run."""
     return RunManifest(
@@ -260,8 +272,8 @@ def manifest_for(
 
 
 async def drive(
-    items: Sequence[tuple[Case, int]],
-    work: Callable[[Case, int], Awaitable[None]],
+    items: Sequence[tuple[AnyCase, int]],
+    work: Callable[[AnyCase, int], Awaitable[None]],
     *,
     concurrency: int,
     stop: asyncio.Event | None,
@@ -271,7 +283,7 @@ async def drive(
     Returns:
         True when `stop` was set before every item finished (in-flight ones are cancelled).
     """
-    pending: Iterator[tuple[Case, int]] = iter(items)
+    pending: Iterator[tuple[AnyCase, int]] = iter(items)
     stop = stop or asyncio.Event()
 
     async def worker() -> None:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
+from pathlib import Path
 from typing import TypedDict, Unpack
 
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade._vocab import Rubric
 from toolgrade.backends import BackendSettings, Mode
+from toolgrade.backends._families import DEFAULT_FAMILY
 from toolgrade.errors import ConfigError
 
 __all__ = ["RequestSettings", "RunOptions"]
@@ -30,6 +32,7 @@ class RequestSettings(TypedDict, total=False):
     retry_base_delay: float
     max_tokens: int | None
     stream: bool
+    prompt_format: str
     backend_options: Mapping[str, JsonValue]
 
 
@@ -72,6 +75,12 @@ class RunOptions:
     """Write a run folder (`runs/<run_id>/`); False keeps everything in memory."""
     warmup: bool = True
     """Send one untimed request before the cases (servers only; see docs/running.md)."""
+    teacher_forcing: bool = False
+    """Conversations: start every turn from the reference's history and state (a
+    conversation without a reference runs on-policy)."""
+    suite_dir: str | None = None
+    """Where a suite's Python environments are found (the suite file's folder); None:
+    the folder of `suite_source` (or itself, a suite folder), else installed modules only."""
 
     def __init__(
         self,
@@ -86,6 +95,8 @@ class RunOptions:
         suite_source: str | None = None,
         persist: bool = True,
         warmup: bool = True,
+        teacher_forcing: bool = False,
+        suite_dir: str | None = None,
         **settings: Unpack[RequestSettings],
     ) -> None:
         changes: dict[str, object] = dict(settings)
@@ -103,6 +114,8 @@ class RunOptions:
         put(self, "suite_source", suite_source)
         put(self, "persist", persist)
         put(self, "warmup", warmup)
+        put(self, "teacher_forcing", teacher_forcing)
+        put(self, "suite_dir", suite_dir)
         self._check()
 
     def _check(self) -> None:
@@ -163,6 +176,23 @@ class RunOptions:
         return self.request.stream
 
     @property
+    def prompt_format(self) -> str:
+        """The model family whose text format `prompt` mode uses (`hermes` by default)."""
+        return self.request.prompt_format
+
+    def base_dir(self) -> Path | None:
+        """The folder a suite's Python environments are looked up in (see `suite_dir`)."""
+        if self.suite_dir is not None:
+            return Path(self.suite_dir)
+        if self.suite_source is not None:
+            source = Path(self.suite_source)
+            if source.is_file():
+                return source.parent
+            if source.is_dir():
+                return source
+        return None
+
+    @property
     def backend_options(self) -> Mapping[str, JsonValue]:
         """Extra request options (Ollama `num_ctx`, OpenAI `top_p`, ...).
 
@@ -183,9 +213,10 @@ class RunOptions:
         """Every option as JSON (for `run.json`).
 
         The request settings are flat, as before they were nested, so that old and new
-        runs read alike.
+        runs read alike; options added later (`prompt_format`, `teacher_forcing`,
+        `suite_dir`) only when they are not their default.
         """
-        return {
+        recorded: JsonObject = {
             "timeout": self.timeout,
             "concurrency": self.concurrency,
             "repeat": self.repeat,
@@ -206,6 +237,13 @@ class RunOptions:
             "persist": self.persist,
             "warmup": self.warmup,
         }
+        if self.prompt_format != DEFAULT_FAMILY:
+            recorded["prompt_format"] = self.prompt_format
+        if self.teacher_forcing:
+            recorded["teacher_forcing"] = True
+        if self.suite_dir is not None:
+            recorded["suite_dir"] = self.suite_dir
+        return recorded
 
     @classmethod
     def from_dict(cls, data: Mapping[str, JsonValue]) -> RunOptions:

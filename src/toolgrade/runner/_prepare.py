@@ -21,7 +21,7 @@ from toolgrade.results import RunResult
 from toolgrade.runner._options import RunOptions
 from toolgrade.runner._progress import Progress, notify
 from toolgrade.runner._warmup import WARMUP_LIMIT, WarmUp, warm_up, warmup_request
-from toolgrade.suite import Case, Suite
+from toolgrade.suite import AnyCase, Suite
 
 __all__ = ["Ready", "effective_concurrency", "get_ready"]
 
@@ -59,7 +59,7 @@ async def get_ready(
     header: RunResult,
     *,
     suite: Suite,
-    cases: Sequence[Case],
+    cases: Sequence[AnyCase],
     backend: Backend,
     warmup_backend: WarmupBackend | None,
     options: RunOptions,
@@ -109,12 +109,13 @@ async def get_ready(
 
 async def _warm(
     suite: Suite,
-    case: Case,
+    case: AnyCase,
     *,
     backend: Backend,
     build: WarmupBackend | None,
     stop: asyncio.Event,
 ) -> WarmUp | None:
+    # A conversation warms up like a case: its system prompt and first turn's tools.
     request = warmup_request(suite, case, safe_names=backend.safe_names)
     if build is None:
         return await warm_up(backend, request, stop=stop)

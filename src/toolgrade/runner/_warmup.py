@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from toolgrade._json import JsonObject
 from toolgrade.backends import Backend, ChatRequest, NameMap
 from toolgrade.errors import BackendUnreachable
-from toolgrade.suite import Case, Suite
+from toolgrade.suite import AnyCase, Suite
 
 __all__ = ["WARMUP_LIMIT", "WARMUP_PROMPT", "WarmUp", "warm_up", "warmup_request"]
 
@@ -56,7 +56,7 @@ class WarmUp:
         return f"warm-up failed after {seconds:.1f} s ({self.error}); running the cases anyway"
 
 
-def warmup_request(suite: Suite, case: Case, *, safe_names: bool) -> ChatRequest:
+def warmup_request(suite: Suite, case: AnyCase, *, safe_names: bool) -> ChatRequest:
     """The warm-up request: `case`'s system prompt and tools, and a neutral user message.
 
     Not the case itself: sending a real case twice would count its prompt once for

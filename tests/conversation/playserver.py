@@ -48,6 +48,8 @@ class PlayServer(FakeServer):
     suite: Suite | None = None
     plays: Mapping[str, Play] = field(default_factory=dict)
     slow: float = 5.0
+    default_delay: float = 0.0
+    """Seconds every answer waits (a slower model)."""
     attempts: dict[tuple[str, int, int], int] = field(default_factory=lambda: defaultdict(int))
 
     def __post_init__(self) -> None:
@@ -84,6 +86,8 @@ class PlayServer(FakeServer):
             return Step(drop=True)
         if fault == "slow":
             return Step(calls=answer.calls, content=answer.content, delay=self.slow)
+        if self.default_delay:
+            return Step(calls=answer.calls, content=answer.content, delay=self.default_delay)
         return answer
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade._threads import BoundedPool, default_pool
-from toolgrade._transcript import ConversationMode, ConversationRecord, Exchange, FirstFailure, Step
+from toolgrade._transcript import ConversationMode, Exchange, Step
 from toolgrade._vocab import ToolCall
 from toolgrade.backends import Backend, ChatReply, ChatRequest, NameMap
 from toolgrade.backends._http import RetryEvent, RetryLog
@@ -44,7 +44,16 @@ from toolgrade.conversation._reference import (
 from toolgrade.conversation._types import EnvironmentFactory, ToolEnvironment, TurnRun
 from toolgrade.results import CaseResult, Status
 from toolgrade.runner._case import CaseOutcome, RequestFailure, ask, extract_renamed
-from toolgrade.suite import Conversation, Rubric, Suite, ToolSpec
+from toolgrade.runner._steps import (
+    BOUNDED_ENVIRONMENTS,
+    broken_turn,
+    call_text,
+    ended_turn,
+    only_native_calls,
+    reply_text,
+    unjudged,
+)
+from toolgrade.suite import Conversation, Rubric, ScriptedEnvironment, Suite, ToolSpec
 
 __all__ = ["ConversationRunner", "FactoryBuilder"]
 
@@ -126,7 +135,7 @@ class ConversationRunner:
             factory = self._factory(conversation)
         except Exception as exc:  # a suite's environment that cannot load costs this case
             return await self._finish(
-                conversation, repeat, [_broken(conversation, f"environment: {exc}")], mode=mode
+                conversation, repeat, [broken_turn(conversation, f"environment: {exc}")], mode=mode
             )
         for index, turn in enumerate(conversation.turns):
             if forced or live is None:
@@ -134,7 +143,7 @@ class ConversationRunner:
                 # starts from the reference's first `index` turns.
                 start = await self._start(conversation, factory, turns=index if forced else 0)
                 if isinstance(start, str):
-                    runs.append(_broken(conversation, start, index=index))
+                    runs.append(broken_turn(conversation, start, index=index))
                     break
                 if live is None:
                     initial = start.initial_state
@@ -174,6 +183,13 @@ class ConversationRunner:
             return self.factories(self.suite, conversation)
         return environment_factory(self.suite, conversation, base_dir=self.base_dir)
 
+    def _bounded_environment(self, conversation: Conversation) -> bool:
+        """Whether the conversation's environment is one of toolgrade's own (not code)."""
+        if self.factories is not None:
+            return False
+        name = conversation.environment
+        return name is None or isinstance(self.suite.environments.get(name), ScriptedEnvironment)
+
     async def _start(
         self, conversation: Conversation, factory: EnvironmentFactory, *, turns: int
     ) -> ReferenceReplay | str:
@@ -181,11 +197,14 @@ class ConversationRunner:
 
         An error message instead when the environment fails to build or overruns.
         """
+
+        def start() -> ReferenceReplay:
+            return replay_reference(self.suite, conversation, factory, turns=turns)
+
         try:
-            return await self.workers.call(
-                lambda: replay_reference(self.suite, conversation, factory, turns=turns),
-                timeout=self.timeout,
-            )
+            if self._bounded_environment(conversation):
+                return start()
+            return await self.workers.call(start, timeout=self.timeout)
         except TimeoutError:
             return f"the environment took longer than {self.timeout:g} s to start"
         except Exception as exc:  # a suite's environment that fails costs this case
@@ -222,7 +241,7 @@ class ConversationRunner:
                 live.unreachable = reply.unreachable
                 steps.append(Step(error=reply.message, latency_ms=elapsed))
                 timeout = reply.status is Status.TIMEOUT
-                return _ended(index, user, steps, reply.message, timeout=timeout)
+                return ended_turn(index, user, steps, reply.message, timeout=timeout)
             latency = reply.latency_ms if reply.latency_ms is not None else elapsed
             live.latency_ms += latency
             live.reply = reply
@@ -233,24 +252,25 @@ class ConversationRunner:
             }
             if reply.error is not None:
                 steps.append(Step(raw_response=reply.raw, error=reply.error, **timing))
-                return _ended(index, user, steps, reply.error)
+                return ended_turn(index, user, steps, reply.error)
             if isinstance(reply.raw, list):  # an agent that ran its own tools: the whole turn
                 return self._agent_turn(index, user, steps, reply.raw, live, timing)
+            extract = partial(
+                extract_renamed,
+                reply.raw,
+                names=view.names,
+                offered=view.sent,
+                profile=self.profile,
+            )
             try:
-                extraction = await self.workers.call(
-                    partial(
-                        extract_renamed,
-                        reply.raw,
-                        names=view.names,
-                        offered=view.sent,
-                        profile=self.profile,
-                    ),
-                    timeout=self.timeout,
-                )
+                if only_native_calls(reply.raw):
+                    extraction = extract()
+                else:
+                    extraction = await self.workers.call(extract, timeout=self.timeout)
             except TimeoutError:
                 message = f"extraction took longer than {self.timeout:g} s on this output"
                 steps.append(Step(raw_response=reply.raw, error=message, **timing))
-                return _ended(index, user, steps, message)
+                return ended_turn(index, user, steps, message)
             said = Step(
                 raw_response=reply.raw,
                 calls=extraction.calls,
@@ -259,12 +279,12 @@ class ConversationRunner:
                 **timing,
             )
             if not extraction.calls:
-                text = _text(reply.raw)
+                text = reply_text(reply.raw)
                 steps.append(said)
                 live.messages.append({"role": "assistant", "content": text})
                 return TurnRun(index=index, user=user, steps=tuple(steps), reply=text)
             ids = tuple((call_id(index, step, k), c) for k, c in enumerate(extraction.calls))
-            live.messages.append(assistant_message(_call_text(reply.raw), ids))
+            live.messages.append(assistant_message(call_text(reply.raw), ids))
             exchanges: list[Exchange] = []
             for cid, call in ids:
                 exchange = await self._execute(live, call, cid, view.offered.get(call.name))
@@ -310,10 +330,14 @@ class ConversationRunner:
         if injected is not None:
             return injected
         environment = live.environment
+
+        def execute() -> Exchange:
+            return environment.execute(call, call_id=cid, tool=tool)
+
         try:
-            return await self.workers.call(
-                lambda: environment.execute(call, call_id=cid, tool=tool), timeout=self.timeout
-            )
+            if isinstance(environment, BOUNDED_ENVIRONMENTS):
+                return execute()
+            return await self.workers.call(execute, timeout=self.timeout)
         except TimeoutError:
             message = f"the tool took longer than {self.timeout:g} s"
         except Exception as exc:  # the environment must answer; a bug costs this call
@@ -354,10 +378,10 @@ class ConversationRunner:
         try:
             verdict = await self.workers.call(judged, timeout=self.timeout)
         except TimeoutError:
-            verdict = _unjudged(conversation, mode, f"judging took longer than {self.timeout:g} s")
+            verdict = unjudged(conversation, mode, f"judging took longer than {self.timeout:g} s")
         except Exception as exc:  # a judging bug must cost one conversation, not the run
             logger.error("judging conversation %s failed", conversation.id, exc_info=exc)
-            verdict = _unjudged(conversation, mode, f"judging failed: {exc}")
+            verdict = unjudged(conversation, mode, f"judging failed: {exc}")
         error = next((r.error for r in runs if r.error is not None), None)
         latency = live.latency_ms if live is not None else 0.0
         result: CaseResult = conversation_result(
@@ -368,50 +392,3 @@ class ConversationRunner:
             live.reply if live is not None else None,
             unreachable=live is not None and live.unreachable,
         )
-
-
-def _ended(
-    index: int, user: str, steps: list[Step], message: str, *, timeout: bool = False
-) -> TurnRun:
-    return TurnRun(
-        index=index, user=user, steps=tuple(steps), reply=None, error=message, timeout=timeout
-    )
-
-
-def _broken(conversation: Conversation, message: str, *, index: int = 0) -> TurnRun:
-    """A turn that could not run: its environment failed."""
-    user = conversation.turns[index].user
-    return TurnRun(index=index, user=user, steps=(), reply=None, error=message)
-
-
-def _unjudged(
-    conversation: Conversation, mode: ConversationMode, message: str
-) -> ConversationVerdict:
-    record = ConversationRecord(
-        mode=mode,
-        total_turns=len(conversation.turns),
-        first_failure=FirstFailure(cause="error", message=message),
-    )
-    return ConversationVerdict(Status.ERROR, 0.0, record)
-
-
-def _text(raw: JsonValue) -> str:
-    """The text of a reply: the output itself, or an assistant message's content."""
-    if isinstance(raw, str):
-        return raw
-    if isinstance(raw, dict):
-        content = raw.get("content")
-        return content if isinstance(content, str) else ""
-    return ""
-
-
-def _call_text(raw: JsonValue) -> str | None:
-    """The text sent back with a step's calls: a native message's content only.
-
-    Calls read out of text are written again from the calls (in the family's format in
-    prompt mode), so the text that held them is not sent twice.
-    """
-    if isinstance(raw, dict) and raw.get("tool_calls"):
-        content = raw.get("content")
-        return content if isinstance(content, str) and content else None
-    return None

@@ -145,6 +145,26 @@ def test_a_wrong_call_fails_with_its_cause() -> None:
     assert result.status in ("wrong_args", "wrong_tool", "missed_call", "unexpected_call")
 
 
+def test_a_stored_run_exported_as_responses_is_judged_again_alike(
+    tmp_path: Path, toolgrade_home: Path
+) -> None:
+    conversation = _long()
+    plays = {conversation.id: Play(silent_turn=_first_calling_turn(conversation))}
+    with PlayServer(suite=SUITE, plays=plays) as server:
+        run = _run(server, persist=True)
+    responses = tmp_path / "responses.jsonl"
+    runner = CliRunner()
+    exported = runner.invoke(app, ["runs", "export", run.run_id, "--responses", str(responses)])
+    assert exported.exit_code == 0, exported.output
+    steps = sum(len(t.steps) for r in run.results if r.conversation for t in r.conversation.turns)
+    assert len(responses.read_text().splitlines()) == steps
+    again = toolgrade.run_suite(
+        SUITE, f"replay/{responses}", options=toolgrade.RunOptions(persist=False, warmup=False)
+    )
+    assert _comparable(again) == _comparable(run)
+    assert _by_id(again)[conversation.id].status != "correct"
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX-only")
 def test_sigkill_then_resume_gives_the_uninterrupted_results(
     tmp_path: Path, toolgrade_home: Path

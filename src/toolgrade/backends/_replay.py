@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from toolgrade._files import decode_text, parse_json_issues, read_bytes
+from toolgrade._files import atomic_write_text, decode_text, parse_json_issues, read_bytes
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade.backends._stream import MAX_RESPONSE_BYTES
 from toolgrade.backends._types import BackendSettings, ChatReply, ChatRequest, ServerInfo
@@ -376,5 +376,5 @@ def write_replay_file(path: str | Path, results: Iterable[CaseResult]) -> int:
     """Write `replay_records(results)` as a responses file; the number of lines written."""
     lines = replay_records(results)
     text = "".join(r.model_dump_json(exclude_none=True) + "\n" for r in lines)
-    Path(path).write_text(text, encoding="utf-8")
+    atomic_write_text(Path(path), text)
     return len(lines)

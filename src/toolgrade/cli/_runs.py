@@ -11,6 +11,7 @@ import typer
 import toolgrade
 from toolgrade._files import atomic_write_text
 from toolgrade._json import JsonValue
+from toolgrade.backends import write_replay_file
 from toolgrade.errors import FileSystemError
 from toolgrade.store import (
     RunSummary,
@@ -18,6 +19,7 @@ from toolgrade.store import (
     export_run,
     import_run,
     list_runs,
+    resolve_run,
     resume_command,
     tag_run,
     untag,
@@ -183,9 +185,28 @@ def export(
         Path | None, typer.Option("--output", "-o", help="Write to FILE instead of printing.")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Accepted; export is JSON.")] = True,
+    responses: Annotated[
+        Path | None,
+        typer.Option(
+            "--responses",
+            help="Also write the run's raw outputs as a responses file (one line per case,"
+            " or per step of a conversation), which `toolgrade evaluate` judges again.",
+        ),
+    ] = None,
     db: _DbOption = None,
 ) -> None:
     """Export a run (settings and every result) as JSON; `compare` and `report` read it back."""
+    if responses is not None:
+        run = resolve_run(ref, db=db)
+        try:
+            lines = write_replay_file(responses, run.results)
+        except OSError as exc:
+            raise FileSystemError.from_os_error(
+                exc, action="cannot write the responses", path=str(responses)
+            ) from exc
+        typer.echo(f"wrote {lines} responses to {responses}", err=True)
+        if output is None:
+            return
     text = export_run(ref, db=db)
     if output is None:
         typer.echo(text, nl=False)

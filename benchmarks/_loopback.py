@@ -14,10 +14,15 @@ import asyncio
 import contextlib
 import importlib
 import json
+import os
 import subprocess
 import sys
+import tempfile
+import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 _MODELS = json.dumps({"object": "list", "data": [{"id": "bench"}]}).encode()
 
@@ -112,3 +117,45 @@ def peak_rss_mb() -> float | None:
         return None
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return peak / 1024 / 1024 if sys.platform == "darwin" else peak / 1024
+
+
+@dataclass(frozen=True)
+class Timed:
+    """A run against the loopback server, timed."""
+
+    run: Any
+    """The `RunResult`."""
+    elapsed: float
+    """Seconds `run_suite` took."""
+    lines: int
+    """Lines written to the run's `results.jsonl`."""
+    before_mb: float | None
+    """Peak memory before the run (imports and the suite)."""
+
+
+def timed_run(answer: str, make_suite: Callable[[], Any], *, concurrency: int) -> Timed:
+    """Run the suite `make_suite()` builds against the loopback server, in a fresh home."""
+    with loopback(answer) as port, tempfile.TemporaryDirectory() as home:
+        os.environ["TOOLGRADE_HOME"] = home
+        import toolgrade
+
+        suite = make_suite()
+        before = peak_rss_mb()
+        options = toolgrade.RunOptions(
+            base_url=f"http://127.0.0.1:{port}/v1", concurrency=concurrency, timeout=30
+        )
+        started = time.perf_counter()
+        run = toolgrade.run_suite(suite, "openai/bench", options=options)
+        elapsed = time.perf_counter() - started
+        lines = len((Path(home) / "runs" / run.run_id / "results.jsonl").read_bytes().splitlines())
+    return Timed(run, elapsed, lines, before)
+
+
+def print_memory(timed: Timed, target_mb: float) -> float | None:
+    """Print the peak memory line(s); return the peak."""
+    peak = peak_rss_mb()
+    shown = f"{peak:8.1f} MB" if peak is not None else "     n/a"
+    print(f"peak RSS:   {shown}        (target <  {target_mb:.0f} MB)")
+    if timed.before_mb is not None:
+        print(f"            {timed.before_mb:8.1f} MB of it before the run (imports and the suite)")
+    return peak

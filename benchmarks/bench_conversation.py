@@ -16,13 +16,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
-import time
-from pathlib import Path
 
-from _loopback import completion, loopback, peak_rss_mb
+from _loopback import completion, print_memory, timed_run
 
 TARGET_RATE = 1000.0
 TARGET_MB = 200.0
@@ -98,37 +94,24 @@ def _suite(n: int) -> object:
 
 
 def _bench(conversations: int, concurrency: int) -> int:
-    with loopback("bench_conversation:answer") as port, tempfile.TemporaryDirectory() as home:
-        os.environ["TOOLGRADE_HOME"] = home
-        import toolgrade
-
-        suite = _suite(conversations)
-        before = peak_rss_mb()
-        options = toolgrade.RunOptions(
-            base_url=f"http://127.0.0.1:{port}/v1", concurrency=concurrency, timeout=30
-        )
-        started = time.perf_counter()
-        run = toolgrade.run_suite(suite, "openai/bench", options=options)  # type: ignore[arg-type]
-        elapsed = time.perf_counter() - started
-        lines = len((Path(home) / "runs" / run.run_id / "results.jsonl").read_bytes().splitlines())
-    passed = sum(r.status == "correct" for r in run.results)
-    steps = sum(len(t.steps) for r in run.results if r.conversation for t in r.conversation.turns)
-    rate = steps / elapsed
-    peak = peak_rss_mb()
+    timed = timed_run(
+        "bench_conversation:answer", lambda: _suite(conversations), concurrency=concurrency
+    )
+    results = timed.run.results
+    passed = sum(r.status == "correct" for r in results)
+    steps = sum(len(t.steps) for r in results if r.conversation for t in r.conversation.turns)
+    rate = steps / timed.elapsed
     print(
         f"conversations: {conversations}, concurrency {concurrency}, passed {passed},"
-        f" steps {steps}, lines written {lines}"
+        f" steps {steps}, lines written {timed.lines}"
     )
-    print(f"throughput: {rate:8.1f} steps/s   (target >= {TARGET_RATE:.0f})  {elapsed:.2f} s")
-    print(f"            {conversations / elapsed:8.1f} conversations/s")
-    shown = f"{peak:8.1f} MB" if peak is not None else "     n/a"
-    print(f"peak RSS:   {shown}        (target <  {TARGET_MB:.0f} MB)")
-    if before is not None:
-        print(f"            {before:8.1f} MB of it before the run (imports and the suite)")
+    print(f"throughput: {rate:8.1f} steps/s   (target >= {TARGET_RATE:.0f})  {timed.elapsed:.2f} s")
+    print(f"            {conversations / timed.elapsed:8.1f} conversations/s")
+    peak = print_memory(timed, TARGET_MB)
     ok = (
         rate >= TARGET_RATE
         and (peak is None or peak < TARGET_MB)
-        and lines == conversations
+        and timed.lines == conversations
         and steps == conversations * STEPS_PER_CONVERSATION
     )
     print("PASS" if ok else "MISSED")

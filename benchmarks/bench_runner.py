@@ -12,13 +12,9 @@ Run: .venv/bin/python benchmarks/bench_runner.py [--cases 5000] [--concurrency 3
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
-import time
-from pathlib import Path
 
-from _loopback import completion, loopback, peak_rss_mb
+from _loopback import completion, print_memory, timed_run
 
 TARGET_RATE = 500.0
 TARGET_MB = 200.0
@@ -71,29 +67,15 @@ def _suite(n: int) -> object:
 
 
 def _bench(cases: int, concurrency: int) -> int:
-    with loopback("bench_runner:answer") as port, tempfile.TemporaryDirectory() as home:
-        os.environ["TOOLGRADE_HOME"] = home
-        import toolgrade
-
-        suite = _suite(cases)
-        before = peak_rss_mb()
-        options = toolgrade.RunOptions(
-            base_url=f"http://127.0.0.1:{port}/v1", concurrency=concurrency, timeout=30
-        )
-        started = time.perf_counter()
-        run = toolgrade.run_suite(suite, "openai/bench", options=options)  # type: ignore[arg-type]
-        elapsed = time.perf_counter() - started
-        lines = len((Path(home) / "runs" / run.run_id / "results.jsonl").read_bytes().splitlines())
-    correct = sum(r.status == "correct" for r in run.results)
-    rate = cases / elapsed
-    peak = peak_rss_mb()
-    print(f"cases: {cases}, concurrency {concurrency}, correct {correct}, lines written {lines}")
-    print(f"throughput: {rate:8.1f} cases/s   (target >= {TARGET_RATE:.0f})  {elapsed:.2f} s")
-    shown = f"{peak:8.1f} MB" if peak is not None else "     n/a"
-    print(f"peak RSS:   {shown}        (target <  {TARGET_MB:.0f} MB)")
-    if before is not None:
-        print(f"            {before:8.1f} MB of it before the run (imports and the suite)")
-    ok = rate >= TARGET_RATE and (peak is None or peak < TARGET_MB) and lines == cases
+    timed = timed_run("bench_runner:answer", lambda: _suite(cases), concurrency=concurrency)
+    correct = sum(r.status == "correct" for r in timed.run.results)
+    rate = cases / timed.elapsed
+    print(
+        f"cases: {cases}, concurrency {concurrency}, correct {correct}, lines written {timed.lines}"
+    )
+    print(f"throughput: {rate:8.1f} cases/s   (target >= {TARGET_RATE:.0f})  {timed.elapsed:.2f} s")
+    peak = print_memory(timed, TARGET_MB)
+    ok = rate >= TARGET_RATE and (peak is None or peak < TARGET_MB) and timed.lines == cases
     print("PASS" if ok else "MISSED")
     return 0 if ok else 1
 

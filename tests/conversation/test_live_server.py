@@ -11,7 +11,6 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from typer.testing import CliRunner
 
 import toolgrade
 from conversation.playserver import Play, PlayServer
+from runner.children import wait_for_results
 from toolgrade.cli import app
 
 SUITE = toolgrade.load_suite("coding-agent-multiturn")
@@ -178,7 +178,7 @@ def test_sigkill_then_resume_gives_the_uninterrupted_results(
         ]  # fmt: skip
         child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
-            results = _wait_for_results(toolgrade_home, minimum=5, child=child)
+            results = wait_for_results(toolgrade_home, minimum=5, child=child)
             child.send_signal(signal.SIGKILL)
         finally:
             child.wait(timeout=30)
@@ -191,15 +191,3 @@ def test_sigkill_then_resume_gives_the_uninterrupted_results(
     resumed = toolgrade.load_run_folder(run_id)
     assert resumed.status == "complete"
     assert _comparable(resumed) == _comparable(reference)
-
-
-def _wait_for_results(home: Path, *, minimum: int, child: subprocess.Popen[bytes]) -> Path:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        found = list((home / "runs").glob("*/results.jsonl"))
-        if found and len(found[0].read_bytes().splitlines()) >= minimum:
-            return found[0]
-        if child.poll() is not None:
-            raise AssertionError(f"child exited early: {child.stderr.read()!r}")  # type: ignore[union-attr]
-        time.sleep(0.02)
-    raise AssertionError("the child run produced no results in time")

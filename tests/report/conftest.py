@@ -10,12 +10,17 @@ then review the diff of tests/data/report/golden/ before committing it.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+from browser import chromium
 
 import toolgrade
+
+if TYPE_CHECKING:
+    from selenium.webdriver.remote.webdriver import WebDriver
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "report"
 GOLDEN = DATA / "golden"
@@ -113,3 +118,9 @@ def golden() -> Callable[[str, str], None]:
         assert text == expected, f"{name} differs from its golden file"
 
     return check
+
+
+@pytest.fixture(scope="module")
+def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebDriver]:
+    """A headless Chromium for the browser tests (skipped when there is none)."""
+    yield from chromium(tmp_path_factory)

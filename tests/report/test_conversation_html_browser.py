@@ -8,13 +8,13 @@ test_html_browser.py (Debian's `chromium` and `chromium-driver`, and `selenium`)
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from browser import CHROMEDRIVER, CHROMIUM, MISSING
 from test_conversation_reports import conversation_run
-from test_html_browser import CHROMEDRIVER, CHROMIUM, FLAGS, MISSING, PWNED
+from test_html_browser import PWNED
 
 import toolgrade
 
@@ -22,27 +22,6 @@ if TYPE_CHECKING:
     from selenium.webdriver.remote.webdriver import WebDriver
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None, reason=MISSING)
-
-
-@pytest.fixture(scope="module")
-def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebDriver]:
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
-    from selenium.common.exceptions import WebDriverException
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    try:
-        browser = webdriver.Chrome(options=options, service=Service(executable_path=CHROMEDRIVER))
-    except WebDriverException as exc:
-        pytest.skip(f"{MISSING} (chromium failed to start: {exc.msg})")
-    browser.set_page_load_timeout(30)
-    yield browser
-    browser.quit()
 
 
 @pytest.fixture(scope="module")

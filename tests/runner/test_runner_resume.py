@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 import toolgrade
+from runner.children import wait_for_results
 from runner.fakeserver import FakeServer, Step
 from toolgrade.cli import app
 from toolgrade.runner._warmup import WARMUP_PROMPT
@@ -178,7 +178,7 @@ def test_runner_sigkill_then_resume_matches_uninterrupted_run(
         ]  # fmt: skip
         child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
-            results = _wait_for_results(toolgrade_home, minimum=8, child=child)
+            results = wait_for_results(toolgrade_home, minimum=8, child=child)
             child.send_signal(signal.SIGKILL)
         finally:
             child.wait(timeout=30)
@@ -191,18 +191,6 @@ def test_runner_sigkill_then_resume_matches_uninterrupted_run(
     resumed = toolgrade.load_run_folder(run_id)
     assert resumed.status == "complete"
     assert _comparable(resumed) == _comparable(reference)
-
-
-def _wait_for_results(home: Path, *, minimum: int, child: subprocess.Popen[bytes]) -> Path:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        found = list((home / "runs").glob("*/results.jsonl"))
-        if found and len(found[0].read_bytes().splitlines()) >= minimum:
-            return found[0]
-        if child.poll() is not None:
-            raise AssertionError(f"child exited early: {child.stderr.read()!r}")  # type: ignore[union-attr]
-        time.sleep(0.02)
-    raise AssertionError("the child run produced no results in time")
 
 
 def test_stop_on_signals_falls_back_without_add_signal_handler(

@@ -8,7 +8,7 @@ failure with its cause, and the environment's state at the start and the end.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
@@ -47,20 +47,7 @@ FailureCause = Literal[
 ]
 """Why a conversation failed, at its first failure."""
 
-FAILURE_CAUSES: tuple[FailureCause, ...] = (
-    "parse_error",
-    "wrong_tool",
-    "wrong_args",
-    "missed_call",
-    "unexpected_call",
-    "forbidden_call",
-    "state_mismatch",
-    "reply_mismatch",
-    "step_limit",
-    "uncovered_call",
-    "timeout",
-    "error",
-)
+FAILURE_CAUSES: tuple[FailureCause, ...] = get_args(FailureCause)
 """Every failure cause, in a fixed order (for reports)."""
 
 ConversationMode = Literal["on_policy", "teacher_forced"]

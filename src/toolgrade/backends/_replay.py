@@ -20,7 +20,7 @@ import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -31,6 +31,7 @@ from toolgrade.backends._types import BackendSettings, ChatReply, ChatRequest, S
 from toolgrade.errors import InputError
 
 if TYPE_CHECKING:  # results sit above backends; a result is only read here
+    from toolgrade._transcript import Step
     from toolgrade.results import CaseResult
 
 __all__ = [
@@ -49,6 +50,8 @@ _SAMPLE_IDS = 4
 
 MAX_RESPONSES_FILE_BYTES = 256 * 1024 * 1024
 """A responses file larger than this is refused before it is read."""
+
+_Key = TypeVar("_Key", int, tuple[int, int, int])
 
 
 class ReplayRecord(BaseModel):
@@ -208,21 +211,15 @@ def _steps(lines: list[tuple[int, ReplayRecord]], *, path: Path) -> _Answers:
     by_step: dict[tuple[int, int, int], tuple[int, ReplayRecord]] = {}
     for number, record in lines:
         if not record.in_conversation:
-            raise InputError(
+            raise _line_error(
                 f"case {record.case_id!r}: give 'turn' and 'step' on every line of a "
                 f"conversation or on none (line {first_line} gives them, line {number} does not)",
-                path=str(path),
-                location=f"line {number}",
+                path=path,
+                number=number,
             )
         key = (record.repeat or 0, record.turn or 0, record.step or 0)
-        if key in by_step:
-            raise InputError(
-                f"a second answer to case {record.case_id!r} repeat {key[0]} turn {key[1]} "
-                f"step {key[2]} (first at line {by_step[key][0]})",
-                path=str(path),
-                location=f"line {number}",
-            )
-        by_step[key] = (number, record)
+        which = f"repeat {key[0]} turn {key[1]} step {key[2]}"
+        _keep_one(by_step, key, (number, record), which=which, path=path)
     return _Answers({}, explicit=True, by_step=by_step)
 
 
@@ -235,23 +232,39 @@ def _answers(lines: list[tuple[int, ReplayRecord]], *, path: Path) -> _Answers:
     by_repeat: dict[int, tuple[int, ReplayRecord]] = {}
     for position, (number, record) in enumerate(lines):
         if (record.repeat is not None) != explicit:
-            given, other = (number, first_line) if explicit else (first_line, number)
-            raise InputError(
+            given, other = (first_line, number) if explicit else (number, first_line)
+            raise _line_error(
                 f"case {record.case_id!r}: give 'repeat' on every line of a case or on none "
                 f"(line {given} gives it, line {other} does not)",
-                path=str(path),
-                location=f"line {number}",
+                path=path,
+                number=number,
             )
         repeat = position if record.repeat is None else record.repeat
-        if repeat in by_repeat:
-            raise InputError(
-                f"a second answer to case {record.case_id!r} repeat {repeat} "
-                f"(first at line {by_repeat[repeat][0]})",
-                path=str(path),
-                location=f"line {number}",
-            )
-        by_repeat[repeat] = (number, record)
+        _keep_one(by_repeat, repeat, (number, record), which=f"repeat {repeat}", path=path)
     return _Answers(by_repeat, explicit)
+
+
+def _keep_one(
+    found: dict[_Key, tuple[int, ReplayRecord]],
+    key: _Key,
+    line: tuple[int, ReplayRecord],
+    *,
+    which: str,
+    path: Path,
+) -> None:
+    """File a line under the request it answers; a second answer to it is an error."""
+    number, record = line
+    if key in found:
+        raise _line_error(
+            f"a second answer to case {record.case_id!r} {which} (first at line {found[key][0]})",
+            path=path,
+            number=number,
+        )
+    found[key] = line
+
+
+def _line_error(message: str, *, path: Path, number: int) -> InputError:
+    return InputError(message, path=str(path), location=f"line {number}")
 
 
 class ReplayBackend:
@@ -328,48 +341,45 @@ def replay_records(results: Iterable[CaseResult]) -> list[ReplayRecord]:
         >>> [r.output for r in replay_records([result])]
         ['hi']
     """
-    lines: list[ReplayRecord] = []
+    lines: list[ReplayRecord | None] = []
     for result in results:
         record = result.conversation
         if record is None:
-            answer = _answer_fields(result.raw_response)
-            if answer is None and result.error is None:
-                continue
-            lines.append(
-                ReplayRecord.model_validate(
-                    {
-                        "case_id": result.case_id,
-                        "repeat": result.repeat,
-                        "latency_ms": result.latency_ms,
-                        "ttft_ms": result.ttft_ms,
-                        "finish_reason": result.finish_reason,
-                        "error": None if answer else result.error,
-                        **(answer or {}),
-                    }
-                )
-            )
+            lines.append(_reply_line(result, result, error_with_answer=False))
             continue
         for turn in record.turns:
-            for index, step in enumerate(turn.steps):
-                answer = _answer_fields(step.raw_response)
-                if answer is None and step.error is None:
-                    continue
-                lines.append(
-                    ReplayRecord.model_validate(
-                        {
-                            "case_id": result.case_id,
-                            "repeat": result.repeat,
-                            "turn": turn.index,
-                            "step": index,
-                            "latency_ms": step.latency_ms,
-                            "ttft_ms": step.ttft_ms,
-                            "finish_reason": step.finish_reason,
-                            "error": step.error,
-                            **(answer or {}),
-                        }
-                    )
-                )
-    return lines
+            lines.extend(
+                _reply_line(result, step, error_with_answer=True, turn=turn.index, step=index)
+                for index, step in enumerate(turn.steps)
+            )
+    return [line for line in lines if line is not None]
+
+
+def _reply_line(
+    result: CaseResult, reply: CaseResult | Step, *, error_with_answer: bool, **where: int
+) -> ReplayRecord | None:
+    """One model reply of `result` as a line; None when it has no answer nor error.
+
+    `reply` is the case result itself or one step of its conversation (`where`: the
+    step's `turn` and `step`). `error_with_answer`: keep the reply's error beside an
+    answer (else only a reply without one keeps it). An answer a line cannot hold
+    counts as none.
+    """
+    answer = _answer_fields(reply.raw_response)
+    if answer is None and reply.error is None:
+        return None
+    return ReplayRecord.model_validate(
+        {
+            "case_id": result.case_id,
+            "repeat": result.repeat,
+            **where,
+            "latency_ms": reply.latency_ms,
+            "ttft_ms": reply.ttft_ms,
+            "finish_reason": reply.finish_reason,
+            "error": reply.error if error_with_answer or not answer else None,
+            **(answer or {}),
+        }
+    )
 
 
 def write_replay_file(path: str | Path, results: Iterable[CaseResult]) -> int:

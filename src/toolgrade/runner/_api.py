@@ -222,7 +222,7 @@ def _session(
             rubric=options.rubric,
             profile=options.profile,
             teacher_forcing=options.teacher_forcing,
-            base_dir=options.base_dir(),
+            base_dir=options.base_dir() or suite.source_dir,
         )
     return Session(
         header=header,

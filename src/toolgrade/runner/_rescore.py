@@ -87,7 +87,7 @@ def rescore_run(
             profile=use_profile,
             rubric=rubric,
             timeout=timeout,
-            base_dir=base_dir,
+            base_dir=base_dir or suite.source_dir,
         )
     )
     results: list[CaseResult] = []

@@ -9,13 +9,20 @@ it passed. docs/conversations.md describes the format with a complete example.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade._vocab import Rubric, ToolCall
-from toolgrade.suite._models import Difficulty, Order, ToolSpec, as_call_list
+from toolgrade.suite._models import (
+    CallAlternatives,
+    CallList,
+    Difficulty,
+    Order,
+    ToolSpec,
+    as_call_list,
+)
 
 __all__ = [
     "CHECK_NAMES",
@@ -55,14 +62,7 @@ TrajectoryMode = Literal["exact", "in_order", "unordered", "subset", "superset"]
 CheckName = Literal["turns", "final_state", "unchanged", "trajectory", "forbidden", "max_calls"]
 """The checks a conversation can have; `turns` is what the turns themselves state."""
 
-CHECK_NAMES: tuple[CheckName, ...] = (
-    "turns",
-    "final_state",
-    "unchanged",
-    "trajectory",
-    "forbidden",
-    "max_calls",
-)
+CHECK_NAMES: tuple[CheckName, ...] = get_args(CheckName)
 """Every check, in the order they are reported."""
 
 
@@ -76,10 +76,10 @@ class Turn(BaseModel):
 
     user: str
     """The user's message."""
-    expected: tuple[ToolCall, ...] | None = None
+    expected: Annotated[tuple[ToolCall, ...] | None, BeforeValidator(as_call_list)] = None
     """The calls this turn must make (matchers allowed); `null`/`[]`: no call may be
     made; absent: the turn's calls are not checked."""
-    alternatives: tuple[tuple[ToolCall, ...], ...] = ()
+    alternatives: CallAlternatives = ()
     """Other acceptable call lists for this turn (each a call, a list, or null)."""
     order: Order | None = None
     """`strict` when this turn's calls must come in this order; None: the suite default."""
@@ -95,18 +95,6 @@ class Turn(BaseModel):
     @classmethod
     def _from_string(cls, data: Any) -> Any:
         return {"user": data} if isinstance(data, str) else data
-
-    @field_validator("expected", mode="before")
-    @classmethod
-    def _normalise_expected(cls, value: Any) -> Any:
-        return as_call_list(value)
-
-    @field_validator("alternatives", mode="before")
-    @classmethod
-    def _normalise_alternatives(cls, value: Any) -> Any:
-        if value is None:
-            return ()
-        return [as_call_list(v) for v in value]
 
     @property
     def states_calls(self) -> bool:
@@ -239,15 +227,10 @@ class TrajectoryCheck(BaseModel):
 
     model_config = _FROZEN
 
-    calls: tuple[ToolCall, ...]
+    calls: CallList
     """The reference calls (matchers allowed)."""
     mode: TrajectoryMode = "in_order"
     """How they are compared (see `TrajectoryMode`)."""
-
-    @field_validator("calls", mode="before")
-    @classmethod
-    def _normalise_calls(cls, value: Any) -> Any:
-        return as_call_list(value)
 
 
 class Checks(BaseModel):
@@ -274,7 +257,7 @@ class ReferenceTurn(BaseModel):
 
     model_config = _FROZEN
 
-    calls: tuple[ToolCall, ...] = ()
+    calls: CallList = ()
     """The calls, in the order they are made (one per step)."""
     reply: str = ""
     """The assistant's final text of the turn."""
@@ -285,11 +268,6 @@ class ReferenceTurn(BaseModel):
         if data is None or isinstance(data, list):
             return {"calls": data or []}
         return data
-
-    @field_validator("calls", mode="before")
-    @classmethod
-    def _normalise_calls(cls, value: Any) -> Any:
-        return as_call_list(value)
 
 
 class Conversation(BaseModel):

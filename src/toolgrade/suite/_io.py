@@ -57,9 +57,9 @@ def load_suite(source: str | Path) -> Suite:
     """
     path = Path(source)
     if path.is_dir():
-        return _load_directory(path)
+        return _load_directory(path).with_source_dir(path)
     if path.is_file():
-        return parse_suite(_read(path), name=str(path))
+        return parse_suite(_read(path), name=str(path)).with_source_dir(path.parent)
     text = str(source)
     if text in builtin_suite_names():
         return parse_suite(builtin_suite_text(text), name=f"builtin:{text}")

@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
 
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade._vocab import Rubric, ToolCall
 
 __all__ = [
+    "CallAlternatives",
+    "CallList",
     "Case",
     "ChatMessage",
     "Difficulty",
@@ -18,6 +27,7 @@ __all__ = [
     "Rubric",
     "ToolSpec",
     "as_call_list",
+    "as_call_lists",
 ]
 
 Order = Literal["any", "strict"]
@@ -103,6 +113,20 @@ def as_call_list(value: Any) -> Any:
     return value
 
 
+def as_call_lists(value: Any) -> Any:
+    """Normalise a list of answers, each a call, a list of calls, or null (null -> ())."""
+    if value is None:
+        return ()
+    return [as_call_list(v) for v in value]
+
+
+CallList = Annotated[tuple[ToolCall, ...], BeforeValidator(as_call_list)]
+"""Calls, given as one call, a list of calls, or null (no call)."""
+
+CallAlternatives = Annotated[tuple[tuple[ToolCall, ...], ...], BeforeValidator(as_call_lists)]
+"""Acceptable answers, each given as one call, a list of calls, or null (no call)."""
+
+
 class Case(BaseModel):
     """One test case: a prompt and the tool calls it should produce."""
 
@@ -127,9 +151,9 @@ class Case(BaseModel):
 
     Always offered; a definition replaces an offered suite tool of the same name.
     """
-    expected: tuple[ToolCall, ...]
+    expected: CallList
     """The expected calls; empty (`null` in the file) means no tool must be called."""
-    alternatives: tuple[tuple[ToolCall, ...], ...] = ()
+    alternatives: CallAlternatives = ()
     """Other acceptable answers, each a call, a list of calls, or null (no call)."""
     order: Order | None = None
     """`strict` when the calls must come in this order; None uses the suite default."""
@@ -139,18 +163,6 @@ class Case(BaseModel):
     """Rubric for this case; None uses the run's or the suite's."""
     notes: str | None = None
     """Why the expectation is what it is (for people reading the suite)."""
-
-    @field_validator("expected", mode="before")
-    @classmethod
-    def _normalise_expected(cls, value: Any) -> Any:
-        return as_call_list(value)
-
-    @field_validator("alternatives", mode="before")
-    @classmethod
-    def _normalise_alternatives(cls, value: Any) -> Any:
-        if value is None:
-            return ()
-        return [as_call_list(v) for v in value]
 
     @field_validator("tool_definitions")
     @classmethod

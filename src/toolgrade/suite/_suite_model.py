@@ -5,9 +5,10 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, Tag, model_validator
 
 from toolgrade._json import JsonObject
 from toolgrade.suite._conversation import Conversation, Environment
@@ -73,6 +74,23 @@ class Suite(BaseModel):
     """Environments that answer the tool calls of conversations, by name."""
     cases: tuple[_CaseEntry, ...] = ()
     """The cases and conversations, in file order."""
+
+    _source_dir: Path | None = PrivateAttr(default=None)
+
+    @property
+    def source_dir(self) -> Path | None:
+        """The folder the suite was loaded from, where its Python environments are found.
+
+        Set by `load_suite` on a file or a folder; None for a built-in or an in-memory
+        suite (whose Python environments come from installed modules only).
+        """
+        return self._source_dir
+
+    def with_source_dir(self, folder: Path) -> Suite:
+        """This suite, as loaded from `folder` (see `source_dir`)."""
+        suite = self.model_copy()
+        suite._source_dir = folder
+        return suite
 
     @model_validator(mode="after")
     def _version_covers_content(self) -> Suite:

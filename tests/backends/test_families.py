@@ -96,3 +96,15 @@ def test_families_settings_check_and_record_the_format() -> None:
     assert BackendSettings(prompt_format="llama3").to_dict()["prompt_format"] == "llama3"
     with pytest.raises(ConfigError, match="unknown prompt format 'gpt'"):
         BackendSettings(prompt_format="gpt")
+
+
+def test_native_assistant_calls_without_text_are_sent_with_empty_content() -> None:
+    # llama-cpp-python's server answers 500 to `content: null` beside tool calls.
+    from toolgrade.backends._wire import openai_messages
+
+    call = {"id": "call_0_0_0", "name": "read_file", "arguments": {"path": "a"}}
+    sent = openai_messages(
+        [{"role": "assistant", "content": None, "tool_calls": [call]}], tools=(), prompt_mode=False
+    )
+    assert sent[0]["content"] == ""
+    assert sent[0]["tool_calls"][0]["id"] == "call_0_0_0"  # type: ignore[index]

@@ -180,8 +180,9 @@ def openai_messages(
     """Neutral messages -> OpenAI chat messages (arguments as JSON strings).
 
     A neutral call may carry its `id` (the `tool` message answering it names the same
-    one in `tool_call_id`); a call without one gets `call_<message>_<n>`. In prompt
-    mode `family` writes tools, calls and results as text.
+    one in `tool_call_id`); a call without one gets `call_<message>_<n>`. An assistant
+    message with calls and no text is sent with `content: ""`, which every server takes.
+    In prompt mode `family` writes tools, calls and results as text.
     """
     if prompt_mode:
         return _with_tool_prompt(messages, tools, family)
@@ -197,7 +198,9 @@ def openai_messages(
                     given = call.get("id")
                     call_id = given if isinstance(given, str) and given else f"call_{index}_{n}"
                     wire.append({"id": call_id, "type": "function", "function": fn})
-            message = {**message, "tool_calls": wire}
+            # `content: null` beside tool calls is what OpenAI documents, but servers
+            # that validate strictly (llama-cpp-python) refuse anything but a string.
+            message = {**message, "content": message.get("content") or "", "tool_calls": wire}
         out.append(dict(message))
     return out
 

@@ -268,7 +268,10 @@ def check(
         if errors:
             _echo_refusal(source, [p.render() for p in errors], as_json=False)
         else:
-            typer.echo(f"ok: {source} ({len(suite.conversations)} conversations replayed)")
+            replayed = sum(c.reference is not None for c in suite.conversations)
+            unchecked = len(suite.conversations) - replayed
+            note = f", {unchecked} without a reference" if unchecked else ""
+            typer.echo(f"ok: {source} ({replayed} conversations replayed{note})")
         for problem in problems:
             if problem.warning:
                 typer.echo(f"  {problem.render()}", err=True)

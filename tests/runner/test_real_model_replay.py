@@ -2,10 +2,12 @@
 
 `make e2e ARGS="--record tests/data/real"` ran the built-in suite against
 Qwen2.5-Coder-0.5B-Instruct (Q4_K_M) on llama-cpp-python, in native and prompt mode, and
-recorded every raw answer with the suite as it ran. This replays both runs without a model
-and checks every case's verdict against tests/data/real/verdicts.json (reviewed by hand;
-`TOOLGRADE_UPDATE_REAL=1` rewrites it after a deliberate change of a rule, and the diff is
-the change's effect on real output).
+recorded every raw answer with the suite as it ran, then the first conversations of the
+built-in `coding-agent-multiturn` suite on-policy and teacher-forced (every step of every
+conversation). This replays all four runs without a model and checks every verdict
+against tests/data/real/verdicts.json (reviewed by hand; `TOOLGRADE_UPDATE_REAL=1`
+rewrites it after a deliberate change of a rule, and the diff is the change's effect on
+real output).
 """
 
 from __future__ import annotations
@@ -21,16 +23,31 @@ import toolgrade
 
 REAL = Path(__file__).resolve().parent.parent / "data" / "real"
 MODES = ("native", "prompt")
+CONVERSATION_MODES = {"conversations": False, "conversations-forced": True}
 
 
 def _replayed(mode: str) -> toolgrade.RunResult:
+    if mode in CONVERSATION_MODES:
+        return _replayed_conversations(mode)
     suite = toolgrade.load_suite(REAL / "suite.json")
     return toolgrade.run_suite(suite, f"replay/{REAL / f'{mode}.jsonl'}", progress="none")
 
 
+def _replayed_conversations(mode: str) -> toolgrade.RunResult:
+    """The recorded conversations (the suite's first ones), replayed step by step."""
+    suite = toolgrade.load_suite(REAL / "conversations-suite.json")
+    recorded = {
+        json.loads(line)["case_id"]
+        for line in (REAL / f"{mode}.jsonl").read_text(encoding="utf-8").splitlines()
+    }
+    ran = suite.model_copy(update={"cases": tuple(c for c in suite.cases if c.id in recorded)})
+    options = toolgrade.RunOptions(teacher_forcing=CONVERSATION_MODES[mode], warmup=False)
+    return toolgrade.run_suite(ran, f"replay/{REAL / f'{mode}.jsonl'}", options=options)
+
+
 @pytest.fixture(scope="module")
 def runs() -> dict[str, toolgrade.RunResult]:
-    return {mode: _replayed(mode) for mode in MODES}
+    return {mode: _replayed(mode) for mode in (*MODES, *CONVERSATION_MODES)}
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +64,21 @@ def test_real_replay_verdicts_match_recorded(
         text = json.dumps(recorded, indent=2, ensure_ascii=False) + "\n"
         (REAL / "verdicts.json").write_text(text, encoding="utf-8")
     assert verdicts == recorded["modes"]
+
+
+def test_real_replay_conversations_are_the_recorded_ones(
+    runs: dict[str, toolgrade.RunResult],
+) -> None:
+    for mode, forced in CONVERSATION_MODES.items():
+        results = runs[mode].results
+        assert len(results) >= 10
+        assert not [r for r in results if r.status == "error"], mode
+        wanted = "teacher_forced" if forced else "on_policy"
+        assert {r.conversation.mode for r in results if r.conversation} == {wanted}
+        # Every recorded reply was asked for again: nothing recorded is left over.
+        lines = (REAL / f"{mode}.jsonl").read_text(encoding="utf-8").splitlines()
+        steps = sum(len(t.steps) for r in results if r.conversation for t in r.conversation.turns)
+        assert steps == len(lines), mode
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -93,7 +125,7 @@ def test_real_replay_call_shaped_replies_are_calls(
 def test_real_replay_accuracy_per_mode(runs: dict[str, toolgrade.RunResult]) -> None:
     # The figures the README quotes for the real run on a 2-core machine.
     correct = {
-        mode: Counter(str(r.status) for r in run.results)["correct"] for mode, run in runs.items()
+        mode: Counter(str(r.status) for r in runs[mode].results)["correct"] for mode in MODES
     }
     assert correct == {"native": 23, "prompt": 29}
-    assert {mode: len(run.results) for mode, run in runs.items()} == {"native": 85, "prompt": 85}
+    assert {mode: len(runs[mode].results) for mode in MODES} == {"native": 85, "prompt": 85}

@@ -27,6 +27,7 @@ from toolgrade.compare import (
     compare_many,
     compare_runs,
 )
+from toolgrade.conversation import judge_conversation
 from toolgrade.errors import (
     BackendError,
     BackendHTTPError,
@@ -49,7 +50,7 @@ from toolgrade.judge import judge
 from toolgrade.match import Mismatch
 from toolgrade.metrics import Breakdown, Rate, RunMetrics, compute_metrics
 from toolgrade.report import describe_failure, render_report, write_report
-from toolgrade.results import CaseResult, PairResult, RunResult, Status
+from toolgrade.results import CaseResult, ConversationRecord, PairResult, RunResult, Status
 from toolgrade.runner import (
     RunOptions,
     aresume_run,
@@ -58,15 +59,23 @@ from toolgrade.runner import (
     resume_run,
     run_suite,
 )
-from toolgrade.stats import Interval, bootstrap_mean_interval, mcnemar_exact, wilson_interval
+from toolgrade.stats import (
+    Interval,
+    bootstrap_interval,
+    bootstrap_mean_interval,
+    mcnemar_exact,
+    wilson_interval,
+)
 from toolgrade.store import data_dir, list_runs, load_run_folder, resolve_run, save_run, tag_run
 from toolgrade.suite import (
     Case,
     ChatMessage,
+    Conversation,
     Selection,
     Suite,
     SuiteDefaults,
     ToolSpec,
+    Turn,
     builtin_suite_names,
     load_suite,
     parse_suite,
@@ -90,6 +99,8 @@ __all__ = [
     "ChatMessage",
     "Comparison",
     "ConfigError",
+    "Conversation",
+    "ConversationRecord",
     "DEFAULT_MAX_TOKENS",
     "Delta",
     "Diagnosis",
@@ -118,12 +129,14 @@ __all__ = [
     "ToolCall",
     "ToolSpec",
     "ToolgradeError",
+    "Turn",
     "__version__",
     "aresume_run",
     "arun_suite",
     "assert_tool_calls",
     "assert_trajectory",
     "bfcl_categories",
+    "bootstrap_interval",
     "bootstrap_mean_interval",
     "builtin_suite_names",
     "call_tool",
@@ -138,6 +151,7 @@ __all__ = [
     "extract_calls",
     "import_bfcl",
     "judge",
+    "judge_conversation",
     "list_runs",
     "load_run_folder",
     "load_suite",

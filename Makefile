@@ -17,6 +17,10 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[dev]"
+# bfcl-eval's multi-turn API classes and data, for the BFCL multi-turn tests; --no-deps
+# because its own dependency list is huge and unused (the classes need only mpmath,
+# which the dev extra brings).
+	$(PY) -m pip install --quiet --no-deps "bfcl-eval==2026.3.23"
 	$(PY) -c "import pathlib; pathlib.Path('$(STAMP)').touch()"
 
 run: $(STAMP)
@@ -67,8 +71,9 @@ E2E_ARGS ?=
 e2e: $(STAMP)
 	$(PY) scripts/e2e.py --server-venv $(E2E_VENV) $(E2E_ARGS)
 
-# Record bfcl-eval's own verdicts on the BFCL agreement corpus (tests/data/bfcl/). bfcl-eval
-# gets its own venv: its full dependency list is huge, its checker needs only these few.
+# Record bfcl-eval's own verdicts on the BFCL agreement corpora (tests/data/bfcl/: the AST
+# corpus and the multi-turn one). bfcl-eval gets its own venv: its full dependency list is
+# huge, its checkers need only these few (mpmath for the multi-turn API classes).
 BFCL_VENV ?= .venv-bfcl
 ifeq ($(OS),Windows_NT)
   BFCL_PY := $(BFCL_VENV)/Scripts/python
@@ -79,8 +84,9 @@ bfcl-verdicts:
 	$(PYTHON) -m venv $(BFCL_VENV)
 	$(BFCL_PY) -m pip install --quiet --no-deps "bfcl-eval==2026.3.23"
 	$(BFCL_PY) -m pip install --quiet "tree_sitter==0.21.3" "tree-sitter-java==0.21.0" \
-	  "tree-sitter-javascript==0.21.4" tenacity "filelock==3.20.0"
-	$(BFCL_PY) scripts/bfcl_verdicts.py --out tests/data/bfcl/corpus.jsonl.gz
+	  "tree-sitter-javascript==0.21.4" tenacity "filelock==3.20.0" "mpmath==1.3.0"
+	$(BFCL_PY) scripts/bfcl_verdicts.py --out tests/data/bfcl/corpus.jsonl.gz \
+	  --multi-turn-out tests/data/bfcl/multi_turn_corpus.jsonl.gz
 
 clean:
 	$(PYTHON) -c "import shutil; [shutil.rmtree(p, ignore_errors=True) for p in ('$(VENV)', '$(E2E_VENV)', '.e2e', '.pytest_cache', '.mypy_cache', '.ruff_cache')]"

@@ -147,7 +147,6 @@ def test_import_bfcl_reads_a_wheel(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("category", "message"),
     [
-        ("multi_turn_base", "out of scope"),
         ("web_search_base", "out of scope"),
         ("memory_kv", "out of scope"),
         ("simple_rust", "unknown BFCL category"),

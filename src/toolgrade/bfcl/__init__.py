@@ -2,6 +2,9 @@
 
 - `_data`: where BFCL's data lives (installed `bfcl_eval`, wheel or folder) and reading it.
 - `_import`: BFCL entries -> toolgrade cases and suites (`import_bfcl`, `bfcl_categories`).
+- `_mt_import`: BFCL multi-turn entries -> conversations (through `import_bfcl`).
+- `_mt_apis`: `BfclApis`, the conversations' environment: BFCL's own API classes,
+  imported from the installed `bfcl_eval` (not imported by this package).
 - `_results`: BFCL result files -> toolgrade responses (`convert_bfcl_results`).
 - `_codec`: BFCL docs and possible answers <-> tool schemas and expected calls.
 - `_answer`, `_checker`, `_convert`: BFCL's AST checker, ported rule for rule.
@@ -9,12 +12,13 @@
   package does not import it, so that importing toolgrade registers nothing).
 """
 
-from toolgrade.bfcl._data import OUT_OF_SCOPE, BfclCategory
+from toolgrade.bfcl._data import OUT_OF_SCOPE, BfclCategory, MultiTurnCategory
 from toolgrade.bfcl._import import bfcl_categories, import_bfcl
 from toolgrade.bfcl._results import convert_bfcl_results
 
 __all__ = [
     "BfclCategory",
+    "MultiTurnCategory",
     "OUT_OF_SCOPE",
     "bfcl_categories",
     "convert_bfcl_results",

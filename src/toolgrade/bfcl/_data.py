@@ -3,8 +3,10 @@
 BFCL ships its test data inside the `bfcl-eval` distribution:
 `bfcl_eval/data/BFCL_v4_<category>.json` and
 `bfcl_eval/data/possible_answer/BFCL_v4_<category>.json`, both JSON Lines despite the
-name. toolgrade reads them from an installed `bfcl_eval` package (located without
-importing it: importing bfcl_eval creates folders), from a downloaded wheel
+name; the multi-turn categories take their function docs from
+`bfcl_eval/data/multi_turn_func_doc/<class file>.json`, one file per API class.
+toolgrade reads them from an installed `bfcl_eval` package (located without importing
+it: importing bfcl_eval creates folders), from a downloaded wheel
 (`pip download --no-deps bfcl-eval`), or from a folder holding the files.
 """
 
@@ -23,10 +25,13 @@ from toolgrade._json import JsonObject, JsonValue
 from toolgrade.errors import ConfigError, InputError
 
 __all__ = [
+    "MULTI_TURN_DOC_FILES",
     "OUT_OF_SCOPE",
+    "AnyCategory",
     "BfclCategory",
     "BfclData",
     "BfclEntry",
+    "MultiTurnCategory",
     "open_bfcl_data",
     "parse_category",
 ]
@@ -68,11 +73,33 @@ _NO_ANSWERS = frozenset(
     {BfclCategory.IRRELEVANCE, BfclCategory.LIVE_IRRELEVANCE, BfclCategory.LIVE_RELEVANCE}
 )
 
+
+class MultiTurnCategory(StrEnum):
+    """The BFCL v4 multi-turn categories toolgrade imports (as conversations)."""
+
+    BASE = "multi_turn_base"
+    MISS_FUNC = "multi_turn_miss_func"
+    MISS_PARAM = "multi_turn_miss_param"
+    LONG_CONTEXT = "multi_turn_long_context"
+
+
+AnyCategory = BfclCategory | MultiTurnCategory
+"""A single-turn or a multi-turn category."""
+
+MULTI_TURN_DOC_FILES: dict[str, str] = {
+    "GorillaFileSystem": "gorilla_file_system.json",
+    "MathAPI": "math_api.json",
+    "MessageAPI": "message_api.json",
+    "TwitterAPI": "posting_api.json",
+    "TicketAPI": "ticket_api.json",
+    "TradingBot": "trading_bot.json",
+    "TravelAPI": "travel_booking.json",
+    "VehicleControlAPI": "vehicle_control.json",
+}
+"""Each multi-turn API class's doc file under `multi_turn_func_doc/` (BFCL's
+`MULTI_TURN_FUNC_DOC_FILE_MAPPING`, multi-turn classes only)."""
+
 OUT_OF_SCOPE: tuple[str, ...] = (
-    "multi_turn_base",
-    "multi_turn_miss_func",
-    "multi_turn_miss_param",
-    "multi_turn_long_context",
     "memory",
     "memory_kv",
     "memory_vector",
@@ -82,26 +109,27 @@ OUT_OF_SCOPE: tuple[str, ...] = (
     "web_search_no_snippet",
     "format_sensitivity",
 )
-"""BFCL's multi-turn and agentic categories (and its format-sensitivity set)."""
+"""BFCL's agentic categories (and its format-sensitivity set)."""
 
 
-def parse_category(name: str) -> BfclCategory:
+def parse_category(name: str) -> AnyCategory:
     """The category of this name.
 
     Raises:
-        ConfigError: a multi-turn or agentic category (out of scope), or an unknown name.
+        ConfigError: an agentic category (out of scope), or an unknown name.
     """
-    try:
-        return BfclCategory(name)
-    except ValueError:
-        pass
+    for kind in (BfclCategory, MultiTurnCategory):
+        try:
+            return kind(name)
+        except ValueError:
+            pass
     if name in OUT_OF_SCOPE:
         raise ConfigError(
             f"BFCL category {name!r} is out of scope: toolgrade imports the single-turn "
-            f"categories only (multi-turn and agentic categories need BFCL's own executor)"
+            f"and multi-turn categories only (agentic categories need BFCL's own executor)"
         )
-    known = ", ".join(c.value for c in BfclCategory)
-    raise ConfigError(f"unknown BFCL category {name!r} (single-turn categories: {known})")
+    known = ", ".join([*(c.value for c in BfclCategory), *(c.value for c in MultiTurnCategory)])
+    raise ConfigError(f"unknown BFCL category {name!r} (categories: {known})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +175,7 @@ class BfclData:
                 raise InputError("BFCL data file too large", path=str(self.wheel))
             return archive.read(info).decode("utf-8")
 
-    def size(self, category: BfclCategory) -> int | None:
+    def size(self, category: AnyCategory) -> int | None:
         """How many entries the category has, or None when its file is missing."""
         text = self.read(f"{_PREFIX}{category.value}.json")
         return None if text is None else sum(1 for line in text.splitlines() if line.strip())
@@ -178,6 +206,29 @@ class BfclData:
             functions = _objects(row.get("function"), entry_id)
             out.append(BfclEntry(entry_id, row.get("question"), functions, answer))
         return out
+
+    def class_docs(self, class_name: str) -> tuple[JsonObject, ...]:
+        """The function docs of one multi-turn API class, in BFCL's file order.
+
+        Raises:
+            InputError: an unknown class, or its doc file is missing or malformed.
+        """
+        file_name = MULTI_TURN_DOC_FILES.get(class_name)
+        if file_name is None:
+            raise InputError(f"unknown BFCL multi-turn API class {class_name!r}")
+        relative = f"multi_turn_func_doc/{file_name}"
+        return tuple(self.json_lines(relative))
+
+    def json_lines(self, relative: str) -> list[JsonObject]:
+        """The objects of one JSON Lines data file (`possible_answer/BFCL_v4_x.json`).
+
+        Raises:
+            InputError: the file is missing or malformed.
+        """
+        text = self.read(relative)
+        if text is None:
+            raise InputError(f"no {relative} in the BFCL data", path=self.location)
+        return _json_lines(text, relative)
 
 
 def _json_lines(text: str, name: str) -> list[JsonObject]:

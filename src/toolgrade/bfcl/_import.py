@@ -1,4 +1,4 @@
-"""BFCL v4 single-turn entries -> a toolgrade suite.
+"""BFCL v4 single-turn entries -> a toolgrade suite (multi-turn ones: see `_mt_import`).
 
 Each BFCL entry becomes one case with BFCL's id. Its function docs become the case's own
 `tool_definitions` (BFCL types mapped to JSON Schema, see `toolgrade.bfcl._codec`),
@@ -21,9 +21,15 @@ from pathlib import Path
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade.bfcl._checker import Language
 from toolgrade.bfcl._codec import encode_answer, schema_from_bfcl
-from toolgrade.bfcl._data import BfclCategory, BfclData, BfclEntry, open_bfcl_data
+from toolgrade.bfcl._data import (
+    BfclCategory,
+    BfclData,
+    BfclEntry,
+    MultiTurnCategory,
+    open_bfcl_data,
+)
 from toolgrade.bfcl._data import parse_category as _parse
-from toolgrade.errors import InputError
+from toolgrade.errors import ConfigError, InputError
 from toolgrade.suite import Case, ChatMessage, Suite, ToolSpec
 
 __all__ = [
@@ -46,11 +52,13 @@ _ROLES = frozenset({"system", "user", "assistant", "tool"})
 def bfcl_categories(data_dir: str | Path | None = None) -> list[tuple[str, int | None]]:
     """Every importable BFCL category with its number of entries (None: file missing).
 
+    The single-turn categories come first, then the multi-turn ones.
+
     Raises:
         ConfigError: no BFCL data was found.
     """
     data = open_bfcl_data(data_dir)
-    return [(c.value, data.size(c)) for c in BfclCategory]
+    return [(c.value, data.size(c)) for c in (*BfclCategory, *MultiTurnCategory)]
 
 
 def import_bfcl(
@@ -59,19 +67,26 @@ def import_bfcl(
     data_dir: str | Path | None = None,
     name: str | None = None,
 ) -> Suite:
-    """Convert BFCL v4 single-turn categories into one toolgrade suite.
+    """Convert BFCL v4 categories into one toolgrade suite.
+
+    Single-turn categories give a suite of cases; multi-turn categories
+    (`multi_turn_base`, `_miss_func`, `_miss_param`, `_long_context`) give a suite of
+    conversations answered by BFCL's own API classes (which need the `bfcl-eval`
+    package installed, see `toolgrade.bfcl._mt_import`). One suite holds one kind.
 
     Args:
         categories: BFCL category names, e.g. `["simple_python", "live_multiple"]`.
         data_dir: a folder or wheel holding BFCL's data; None reads the installed
             `bfcl_eval` package.
-        name: the suite name (default `bfcl-<categories joined by +>`).
+        name: the suite name (default `bfcl-<categories joined by +>`, and
+            `bfcl-multi-turn` for multi-turn categories).
 
     Returns:
-        The suite: one case per entry, ids as in BFCL.
+        The suite: one case (or conversation) per entry, ids as in BFCL.
 
     Raises:
-        ConfigError: an unknown or out-of-scope category, or no BFCL data found.
+        ConfigError: an unknown or out-of-scope category, single-turn and multi-turn
+            categories mixed, no BFCL data found, or (multi-turn) no bfcl-eval installed.
         InputError: BFCL's files are malformed.
 
     Examples:
@@ -82,8 +97,20 @@ def import_bfcl(
     chosen = list(dict.fromkeys(_parse(c) for c in categories))
     if not chosen:
         raise InputError("give at least one BFCL category")
+    multi = [c for c in chosen if isinstance(c, MultiTurnCategory)]
+    single = [c for c in chosen if isinstance(c, BfclCategory)]
+    if multi and single:
+        raise ConfigError(
+            "multi-turn and single-turn BFCL categories make different suites (conversations "
+            f"and cases): import {', '.join(multi)} and {', '.join(single)} separately"
+        )
     data = open_bfcl_data(data_dir)
-    return _build(data, chosen, name=name)
+    if multi:
+        # Imported here: the multi-turn importer uses this module's `tool_from_bfcl`.
+        from toolgrade.bfcl._mt_import import build_multi_turn_suite
+
+        return build_multi_turn_suite(data, multi, name=name)
+    return _build(data, single, name=name)
 
 
 def _build(data: BfclData, categories: Sequence[BfclCategory], *, name: str | None) -> Suite:

@@ -26,7 +26,9 @@ def bfcl(
     category: Annotated[
         list[str] | None,
         typer.Option(
-            "--category", "-c", help="A BFCL single-turn category (repeatable). None: list them."
+            "--category",
+            "-c",
+            help="A BFCL category, single-turn or multi-turn (repeatable). None: list them.",
         ),
     ] = None,
     out: Annotated[
@@ -42,9 +44,13 @@ def bfcl(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="List categories as JSON.")] = False,
 ) -> None:
-    """Convert BFCL v4 single-turn categories into a toolgrade suite.
+    """Convert BFCL v4 categories into a toolgrade suite.
 
-    Without --category, list the categories with their number of entries.
+    Single-turn categories give cases; multi-turn categories (multi_turn_base,
+    multi_turn_miss_func, multi_turn_miss_param, multi_turn_long_context) give
+    conversations run on BFCL's own API classes (they need bfcl-eval installed). One
+    suite holds one kind. Without --category, list the categories with their number of
+    entries.
     """
     if not category:
         rows = toolgrade.bfcl_categories(data_dir)
@@ -59,6 +65,14 @@ def bfcl(
     if out is None:
         raise InputError("give --out SUITE.json for the imported suite")
     suite = toolgrade.import_bfcl(category, data_dir=data_dir)
+    if suite.conversations:
+        _write(out, json.dumps(suite.to_dict(), indent=1, ensure_ascii=False) + "\n")
+        turns = sum(len(c.turns) for c in suite.conversations)
+        typer.echo(
+            f"{out}: suite {suite.name!r}, {len(suite.conversations)} conversations, "
+            f"{turns} turns, {len(suite.tools)} tools"
+        )
+        return
     _write(out, suite.model_dump_json(exclude_none=True, indent=1))
     docs = sum(len(c.tool_definitions) for c in suite.cases)
     typer.echo(f"{out}: suite {suite.name!r}, {len(suite.cases)} cases, {docs} function docs")

@@ -1,12 +1,20 @@
-"""Benchmark: score BFCL's simple_python (400 entries) with the `bfcl` profile.
+"""Benchmark: BFCL's checkers against the `bfcl` profile, single-turn and multi-turn.
 
-Each entry's model output is BFCL's own ground truth written as a prompting-style answer
-(`[func(a=1, ...)]`). toolgrade extracts the calls and judges them with the `bfcl`
-profile; when bfcl-eval is available (installed here, or in .venv-bfcl from
-`make bfcl-verdicts`), its own decoder and checker score the same texts and the ratio is
-printed. Target: at least as fast as bfcl-eval.
+Single-turn: BFCL's simple_python (400 entries), each entry's model output BFCL's own
+ground truth written as a prompting-style answer (`[func(a=1, ...)]`). toolgrade
+extracts the calls and judges them with the `bfcl` profile. Target: at least as fast as
+bfcl-eval's decoder and `ast_checker`.
+
+Multi-turn: BFCL's four multi-turn categories (800 entries), each
+entry's recorded result the ground truth replayed as function-calling steps. The
+`bfcl` profile's checker (`check_multi_turn`) and bfcl-eval's decoder and
+`multi_turn_checker` judge the same results. Target: at least twice as fast.
+
+bfcl-eval runs where its checker imports: here, or in the Python `BFCL_PYTHON` names, or
+in .venv-bfcl (`make bfcl-verdicts`); without it only toolgrade's figures are printed.
 
     .venv/bin/python benchmarks/bench_bfcl.py [--data-dir DIR_OR_WHEEL] [--rounds N]
+        [--multi-turn CATEGORY ...] [--mt-rounds N] [--skip-single-turn]
 """
 
 from __future__ import annotations
@@ -29,9 +37,20 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import bfcl_corpus  # noqa: E402
 
 CATEGORY = "simple_python"
+MT_CATEGORIES = (
+    "multi_turn_base",
+    "multi_turn_miss_func",
+    "multi_turn_miss_param",
+    "multi_turn_long_context",
+)
+MT_GOAL = 2.0
+"""Multi-turn: toolgrade's checker at least this many times as fast as bfcl-eval's."""
 
 
 def _bfcl_venv_python() -> Path | None:
+    """A Python where bfcl-eval's checkers import: `BFCL_PYTHON`, else .venv-bfcl's."""
+    if os.environ.get("BFCL_PYTHON"):
+        return Path(os.environ["BFCL_PYTHON"])
     for name in ("bin/python", "Scripts/python.exe"):
         path = ROOT / ".venv-bfcl" / name
         if path.exists():
@@ -130,8 +149,18 @@ def time_bfcl_here(rows: list[dict[str, Any]], rounds: int) -> dict[str, float]:
     return {"full": n / _best(full, rounds), "check": n / _best(check_only, rounds), "pass": passed}
 
 
+def bfcl_importable(*extra: str) -> bool:
+    """Whether bfcl-eval's decoders import here (they need tree-sitter, tenacity, filelock).
+
+    `make` installs bfcl-eval in .venv without its dependencies, for the multi-turn API
+    classes only: its decoders then do not import.
+    """
+    needed = ("bfcl_eval", "tree_sitter", "tenacity", "filelock", *extra)
+    return all(importlib.util.find_spec(name) is not None for name in needed)
+
+
 def time_bfcl(rows: list[dict[str, Any]], rounds: int) -> dict[str, float] | None:
-    if importlib.util.find_spec("bfcl_eval") is not None:
+    if bfcl_importable():
         with tempfile.TemporaryDirectory() as scratch:
             os.environ.setdefault("BFCL_PROJECT_ROOT", scratch)
             return time_bfcl_here(rows, rounds)
@@ -160,24 +189,47 @@ def main() -> int:
     # A round takes about 10 ms: on a shared machine, 5 rounds left either side's best
     # several percent off its true cost, from run to run.
     parser.add_argument("--rounds", type=int, default=20, help="Timed rounds; the best counts.")
+    parser.add_argument(
+        "--multi-turn",
+        nargs="*",
+        default=list(MT_CATEGORIES),
+        metavar="CATEGORY",
+        help="Multi-turn categories to time (default: all four; none: skip multi-turn).",
+    )
+    parser.add_argument("--mt-rounds", type=int, default=3, help="Timed multi-turn rounds.")
+    parser.add_argument("--skip-single-turn", action="store_true", help="Time multi-turn only.")
     parser.add_argument("--bfcl-only", help=argparse.SUPPRESS)
+    parser.add_argument("--bfcl-mt-only", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.bfcl_only:
         rows = json.loads(Path(args.bfcl_only).read_text(encoding="utf-8"))
         print(json.dumps(time_bfcl_here(rows, args.rounds)))
+        return 0
+    if args.bfcl_mt_only:
+        rows = json.loads(Path(args.bfcl_mt_only).read_text(encoding="utf-8"))
+        print(json.dumps(time_bfcl_mt_here(rows, args.mt_rounds)))
         return 0
     data = find_data(args.data_dir)
     if data is None:
         print("BFCL data not found: run `make bfcl-verdicts`, or pass --data-dir (a folder or")
         print("the wheel from `pip download --no-deps bfcl-eval`).")
         return 0
+    status = 0 if args.skip_single_turn else single_turn(data, args.rounds)
+    if args.multi_turn:
+        python = None if bfcl_importable("mpmath") else _bfcl_venv_python()
+        status |= multi_turn(data, args.multi_turn, args.mt_rounds, python, __file__)
+    return status
+
+
+def single_turn(data: Path, rounds: int) -> int:
+    """Time simple_python both ways and print the figures; 1 when the target is missed."""
     rows = bfcl_rows(data)
     # The machine may be shared: alternate the two timings twice, keep each one's best.
-    ours = time_toolgrade(data, rows, args.rounds)
-    theirs = time_bfcl(rows, args.rounds)
-    ours = _merge(ours, time_toolgrade(data, rows, args.rounds))
+    ours = time_toolgrade(data, rows, rounds)
+    theirs = time_bfcl(rows, rounds)
+    ours = _merge(ours, time_toolgrade(data, rows, rounds))
     if theirs is not None:
-        theirs = _merge(theirs, time_bfcl(rows, args.rounds))
+        theirs = _merge(theirs, time_bfcl(rows, rounds))
     print(f"BFCL {CATEGORY}: {len(rows)} entries, ground-truth answers as prompting text")
     print(f"toolgrade, extract + judge (profile bfcl): {ours['full']:10,.0f} entries/s")
     print(f"toolgrade, judge only:                     {ours['check']:10,.0f} entries/s")
@@ -192,6 +244,160 @@ def main() -> int:
     print(f"ratio with extraction: {ratio:.2f}x (target >= 1.00x: {verdict});")
     print(f"ratio, checking only:  {ours['check'] / theirs['check']:.2f}x")
     return 0 if ratio >= 1 else 1
+
+
+# Multi-turn ------------------------------------------------------------------------------
+
+
+def mt_rows(data: Path, categories: list[str]) -> list[dict[str, Any]]:
+    """Each entry with a recorded result: its ground truth replayed as FC steps.
+
+    A turn with calls is two steps, the calls (`[{name: "<json>"}]`, positional
+    arguments bound to their names) and a closing text; a turn without is the text.
+    """
+    from toolgrade.bfcl._data import MultiTurnCategory, open_bfcl_data
+    from toolgrade.bfcl._mt_import import bind_ground_truth, read_multi_turn_entries
+
+    source = open_bfcl_data(data)
+    rows = []
+    for category in categories:
+        for entry in read_multi_turn_entries(source, MultiTurnCategory(category)):
+            result: list[list[Any]] = []
+            for truth in entry.ground_truth:
+                calls = [bind_ground_truth(text) for text in truth]
+                steps = [[{c.name: json.dumps(c.arguments)} for c in calls]] if calls else []
+                result.append([*steps, "Done."])
+            rows.append(
+                {
+                    "id": entry.id,
+                    "involved_classes": list(entry.involved_classes),
+                    "initial_config": entry.initial_config,
+                    "ground_truth": [list(t) for t in entry.ground_truth],
+                    "result": result,
+                }
+            )
+    return rows
+
+
+def time_toolgrade_mt(rows: list[dict[str, Any]], rounds: int) -> dict[str, float]:
+    """Entries/s of the `bfcl` profile's multi-turn checker on recorded results."""
+    from toolgrade.bfcl._mt_checker import MultiTurnEntry, check_multi_turn
+
+    work = [
+        (
+            MultiTurnEntry.from_bfcl(
+                r["id"], r["involved_classes"], r["initial_config"], r["ground_truth"]
+            ),
+            r["result"],
+        )
+        for r in rows
+    ]
+    passed = sum(check_multi_turn(e, res, prompt_mode=False).valid for e, res in work)
+
+    def check() -> None:
+        for entry, result in work:
+            check_multi_turn(entry, result, prompt_mode=False)
+
+    return {"check": len(work) / _best(check, rounds), "pass": passed}
+
+
+def time_bfcl_mt_here(rows: list[dict[str, Any]], rounds: int) -> dict[str, float]:
+    """Entries/s of bfcl-eval's FC decoder and `multi_turn_checker` (importable here).
+
+    Reproduces `_evaluate_single_multi_turn_entry` (eval_runner.py:166-260) with the
+    OpenAI FC handler's `decode_execute` (`convert_to_function_call`). Every entry of
+    every round gets its own model name: bfcl-eval keeps each (model, entry)'s API
+    instances in module globals and would otherwise continue from the last round's
+    state. They are dropped between rounds, outside the timing.
+    """
+    from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
+    from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker import multi_turn_checker
+    from bfcl_eval.model_handler.utils import convert_to_function_call
+
+    def evaluate(row: dict[str, Any], model_name: str) -> bool:
+        result, truth = row["result"], row["ground_truth"]
+        if not isinstance(result, list) or len(result) != len(truth):
+            return False
+        decoded = []
+        for turn in result:
+            steps = []
+            for step in turn:
+                try:
+                    calls = convert_to_function_call(step)
+                except Exception:  # BFCL drops a step it cannot decode
+                    continue
+                if not multi_turn_utils.is_empty_execute_response(calls):
+                    steps.append(calls)
+            decoded.append(steps)
+        category = row["id"].rsplit("_", 1)[0]
+        verdict = multi_turn_checker(decoded, truth, row, category, model_name)
+        return bool(verdict["valid"])
+
+    def forget() -> None:
+        for name in [n for n in vars(multi_turn_utils) if n.endswith("_instance")]:
+            delattr(multi_turn_utils, name)
+
+    passed = sum(evaluate(r, f"count_{i}") for i, r in enumerate(rows))
+    forget()
+    best = float("inf")
+    for n in range(rounds):
+        start = time.perf_counter()
+        for i, row in enumerate(rows):
+            evaluate(row, f"round{n}_{i}")
+        best = min(best, time.perf_counter() - start)
+        forget()
+    return {"check": len(rows) / best, "pass": passed}
+
+
+def time_bfcl_mt(
+    rows: list[dict[str, Any]], rounds: int, python: Path | None, script: str
+) -> dict[str, float] | None:
+    """bfcl-eval's figures: here, or in `python` (None: here or nowhere)."""
+    if python is None:
+        if not bfcl_importable("mpmath"):
+            return None
+        with tempfile.TemporaryDirectory() as scratch:
+            os.environ.setdefault("BFCL_PROJECT_ROOT", scratch)
+            return time_bfcl_mt_here(rows, rounds)
+    with tempfile.TemporaryDirectory() as scratch:
+        rows_file = Path(scratch) / "mt_rows.json"
+        rows_file.write_text(json.dumps(rows), encoding="utf-8")
+        env = {**os.environ, "BFCL_PROJECT_ROOT": scratch}
+        command = [str(python), script, "--bfcl-mt-only", str(rows_file)]
+        command += ["--mt-rounds", str(rounds)]
+        out = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    if out.returncode:
+        print(f"bfcl-eval's multi-turn checker failed in {python}:\n{out.stderr[-2000:]}")
+        return None
+    figures: dict[str, float] = json.loads(out.stdout)
+    return figures
+
+
+def multi_turn(
+    data: Path, categories: list[str], rounds: int, python: Path | None, script: str
+) -> int:
+    """Time multi-turn judging both ways and print the figures; 1 when the goal is missed."""
+    rows = mt_rows(data, categories)
+    # Alternate the two timings twice, keep each one's best (the machine may be shared).
+    ours = time_toolgrade_mt(rows, rounds)
+    theirs = time_bfcl_mt(rows, rounds, python, script)
+    ours = _merge(ours, time_toolgrade_mt(rows, rounds))
+    if theirs is not None:
+        theirs = _merge(theirs, time_bfcl_mt(rows, rounds, python, script))
+    steps = sum(len(turn) for r in rows for turn in r["result"])
+    print(f"BFCL multi-turn ({', '.join(categories)}): {len(rows)} entries, {steps} steps,")
+    print("  the ground truth replayed as function-calling steps")
+    print(f"toolgrade, check_multi_turn (profile bfcl): {ours['check']:10,.0f} entries/s")
+    if theirs is None:
+        print("bfcl-eval's multi-turn checker not importable (set BFCL_PYTHON, or make")
+        print("bfcl-verdicts and add mpmath to .venv-bfcl): no ratio")
+        return 0
+    print(f"bfcl-eval, decode + multi_turn_checker:     {theirs['check']:10,.0f} entries/s")
+    print(f"passing: toolgrade {ours['pass']:.0f}, bfcl-eval {theirs['pass']:.0f} of {len(rows)}")
+    ratio = ours["check"] / theirs["check"]
+    verdict = "met" if ratio >= MT_GOAL else "missed"
+    print(f"multi-turn ratio: {ratio:.2f}x (goal >= {MT_GOAL:.2f}x: {verdict})")
+    return 0 if ratio >= MT_GOAL else 1
 
 
 if __name__ == "__main__":

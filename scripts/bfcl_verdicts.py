@@ -4,7 +4,9 @@ Runs inside the bfcl-eval venv (.venv-bfcl), never in toolgrade's: it builds the
 (scripts/bfcl_corpus.py) from the installed bfcl_eval package's data, decodes and checks
 every output exactly as BFCL's evaluator does (`_evaluate_single_ast_entry` and
 `_evaluate_single_relevance_entry` in bfcl_eval/eval_checker/eval_runner.py), and writes
-tests/data/bfcl/corpus.jsonl.gz.
+tests/data/bfcl/corpus.jsonl.gz. Then the multi-turn corpus (scripts/bfcl_mt_corpus.py),
+judged by `_evaluate_single_multi_turn_entry`'s steps and BFCL's `multi_turn_checker`
+(its API classes need mpmath), into tests/data/bfcl/multi_turn_corpus.jsonl.gz.
 
 Two accommodations, neither of which touches the checker's logic:
 - `BFCL_PROJECT_ROOT` points at a temporary folder (unless already set): bfcl_eval
@@ -19,8 +21,11 @@ Two accommodations, neither of which touches the checker's logic:
 from __future__ import annotations
 
 import argparse
+import ast
 import gzip
+import importlib
 import importlib.util
+import inspect
 import json
 import os
 import sys
@@ -33,6 +38,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bfcl_corpus
+import bfcl_mt_corpus
 
 PROMPTING_MODEL = "prompting-model"
 FC_MODEL = "fc-model"
@@ -139,13 +145,7 @@ def build(out: Path) -> tuple[int, int]:
         record = {k: v for k, v in group.items() if k != "traps"}
         record["outputs"] = outputs
         lines.append(json.dumps(record, ensure_ascii=False, sort_keys=True))
-    out.parent.mkdir(parents=True, exist_ok=True)
-    data = ("\n".join(lines) + "\n").encode("utf-8")
-    with (
-        out.open("wb") as raw,
-        gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) as zipped,
-    ):
-        zipped.write(data)
+    _write_gzip(out, lines)
     return total, passed
 
 
@@ -173,18 +173,129 @@ def check_rules(path: Path) -> int:
     return wrong
 
 
+class MultiTurnChecker:
+    """BFCL's multi-turn evaluation of one `result` (`_evaluate_single_multi_turn_entry`).
+
+    eval_runner.py's function is reproduced line for line (importing eval_runner needs
+    BFCL's whole dependency list); the checker itself is bfcl-eval's `multi_turn_checker`.
+    Every evaluation gets its own model name, so that no instance is reused.
+    """
+
+    def __init__(self) -> None:
+        from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker import multi_turn_checker
+        from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_utils import (
+            is_empty_execute_response,
+        )
+        from bfcl_eval.model_handler.utils import (
+            convert_to_function_call,
+            default_decode_execute_prompting,
+        )
+
+        self.checker = multi_turn_checker
+        self.is_empty = is_empty_execute_response
+        self.decoders = {
+            "fc": lambda step, has_tool_call_tag=False: convert_to_function_call(step),
+            "prompt": default_decode_execute_prompting,
+        }
+        self.methods = _bfcl_methods()
+
+    def bind(self, text: str) -> tuple[str, dict[str, Any]]:
+        """A ground-truth call with its positional arguments named (BFCL's signatures)."""
+        node = ast.parse(text, mode="eval").body
+        assert isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+        args = [ast.literal_eval(a) for a in node.args]
+        kwargs = {k.arg: ast.literal_eval(k.value) for k in node.keywords}
+        bound = inspect.signature(self.methods[node.func.id]).bind(None, *args, **kwargs)
+        return node.func.id, dict(list(bound.arguments.items())[1:])
+
+    def verdict(self, entry: dict[str, Any], result: Any, style: str, model: str) -> dict[str, Any]:
+        decode = self.decoders[style]
+        truth = entry["ground_truth"]
+        if type(result) != list:  # noqa: E721 - BFCL's own test
+            return {"valid": False, "error_type": "multi_turn:inference_error"}
+        if len(result) != len(truth):
+            return {"valid": False, "error_type": "multi_turn:force_terminated"}
+        decoded = []
+        for turn in result:
+            turn_decoded = []
+            for step in turn:
+                try:
+                    calls = decode(step, has_tool_call_tag=False)
+                    if self.is_empty(calls):
+                        continue
+                    turn_decoded.append(calls)
+                except Exception:
+                    continue
+            decoded.append(turn_decoded)
+        prompt = {k: entry[k] for k in ("id", "initial_config", "involved_classes")}
+        category = entry["id"].rsplit("_", 1)[0]
+        try:
+            checked = self.checker(decoded, truth, prompt, category, model)
+        except Exception as exc:
+            return {"valid": False, "error_type": "checker_crash", "crash": repr(exc)[:200]}
+        return {"valid": bool(checked["valid"]), "error_type": checked.get("error_type", "")}
+
+
+def _bfcl_methods() -> dict[str, Any]:
+    from bfcl_eval.constants.executable_backend_config import CLASS_FILE_PATH_MAPPING
+
+    methods: dict[str, Any] = {}
+    for name in bfcl_mt_corpus.READ_ONLY:  # the eight multi-turn classes
+        module = importlib.import_module(CLASS_FILE_PATH_MAPPING[name])
+        for method, function in inspect.getmembers(getattr(module, name), inspect.isfunction):
+            if not method.startswith("_"):
+                methods[method] = function
+    return methods
+
+
+def build_multi_turn(out: Path) -> tuple[int, int]:
+    """Record the multi-turn corpus: ids, variants, results and BFCL's verdicts."""
+    checker = MultiTurnChecker()
+    lines: list[str] = []
+    total = passed = 0
+    for entry in bfcl_mt_corpus.read_entries(_data_folder()):
+        for item in bfcl_mt_corpus.variants(entry, checker.bind):
+            model = f"corpus{total}"
+            item = {"id": entry["id"], "model": model, **item}
+            item["bfcl"] = checker.verdict(entry, item["result"], item["style"], model)
+            total += 1
+            passed += item["bfcl"]["valid"]
+            lines.append(json.dumps(item, ensure_ascii=False, sort_keys=True))
+    _write_gzip(out, lines)
+    return total, passed
+
+
+def _write_gzip(out: Path, lines: list[str]) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    data = ("\n".join(lines) + "\n").encode("utf-8")
+    with (
+        out.open("wb") as raw,
+        gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) as zipped,
+    ):
+        zipped.write(data)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("tests/data/bfcl/corpus.jsonl.gz"))
     parser.add_argument("--rules", type=Path, default=Path("tests/data/bfcl/rules.json"))
+    parser.add_argument(
+        "--multi-turn-out", type=Path, default=Path("tests/data/bfcl/multi_turn_corpus.jsonl.gz")
+    )
+    parser.add_argument("--only-multi-turn", action="store_true", help="skip the AST corpus")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bfcl-root-") as scratch:
         os.environ.setdefault("BFCL_PROJECT_ROOT", scratch)
-        if check_rules(args.rules):
-            sys.exit(f"{args.rules}: some verdicts differ from BFCL's checker")
-        print(f"{args.rules}: every verdict is BFCL's")
-        total, passed = build(args.out)
-    print(f"{args.out}: {total} outputs, {passed} pass BFCL's checker, {total - passed} fail")
+        if not args.only_multi_turn:
+            if check_rules(args.rules):
+                sys.exit(f"{args.rules}: some verdicts differ from BFCL's checker")
+            print(f"{args.rules}: every verdict is BFCL's")
+            total, passed = build(args.out)
+            print(
+                f"{args.out}: {total} outputs, {passed} pass BFCL's checker, {total - passed} fail"
+            )
+        total, passed = build_multi_turn(args.multi_turn_out)
+        print(f"{args.multi_turn_out}: {total} results, {passed} pass BFCL's checker")
 
 
 if __name__ == "__main__":

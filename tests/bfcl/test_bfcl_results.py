@@ -66,7 +66,7 @@ def test_cli_import_bfcl_lists_categories_with_sizes() -> None:
 
 
 def test_cli_import_bfcl_out_of_scope_exits_2() -> None:
-    args = ["import", "bfcl", "-c", "multi_turn_base", "-o", "x.json", "--data-dir", str(FIXTURE)]
+    args = ["import", "bfcl", "-c", "web_search_base", "-o", "x.json", "--data-dir", str(FIXTURE)]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 2
     assert "out of scope" in result.output

@@ -69,7 +69,7 @@ def test_each_category_gives_200_conversations_on_the_bfcl_environment(category:
         assert len(conversation.turns) == len(entry.turns)
         for turn, texts in zip(conversation.turns, entry.turns, strict=True):
             assert turn.user == ("\n\n".join(texts) if texts else ADDED_FUNCTIONS_PROMPT)
-            assert turn.order == "any" and turn.max_steps == 20
+            assert turn.order == "any" and turn.max_steps == 21
         assert conversation.checks.final_state is None and not conversation.checks.forbidden
 
 

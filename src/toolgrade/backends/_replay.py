@@ -283,8 +283,15 @@ class ReplayBackend:
         self._sha256 = hashlib.sha256(data).hexdigest()
 
     def settings(self) -> JsonObject:
-        """The file replayed."""
-        return {"provider": self.provider, "file": str(self.path.absolute())}
+        """The file replayed, and `mode` when it is `prompt` (a replay of text answers).
+
+        The mode tells a profile how a prompting model's text is read (BFCL's prompting
+        decoder); the default, native, is left out, as before the field was recorded.
+        """
+        settings: JsonObject = {"provider": self.provider, "file": str(self.path.absolute())}
+        if self._settings.mode == "prompt":
+            settings["mode"] = "prompt"
+        return settings
 
     async def server_info(self) -> ServerInfo:
         """The file's identity: its content hash, how many cases and lines it holds."""

@@ -54,8 +54,9 @@ ENVIRONMENT = "bfcl"
 """The environment name the conversations use."""
 ENVIRONMENT_CLASS = "toolgrade.bfcl._mt_apis:BfclApis"
 """The Python class of that environment."""
-MAX_STEPS = 20
-"""BFCL's `MAXIMUM_STEP_LIMIT`: steps with calls allowed in one turn."""
+MAX_STEPS = 21
+"""Replies allowed in one turn: BFCL force-quits a turn once more than its
+`MAXIMUM_STEP_LIMIT` (20) steps with calls ran, i.e. after the 21st."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
@@ -82,12 +82,35 @@ def bfcl(
 def bfcl_results(
     result: Annotated[Path, typer.Argument(help="A BFCL result file (JSON Lines).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="The responses file to write.")],
+    style: Annotated[
+        Literal["auto", "fc", "prompting"],
+        typer.Option(
+            help="Multi-turn: how the model answered, function calls or text "
+            "(auto: fc when any step holds calls)."
+        ),
+    ] = "auto",
 ) -> None:
-    """Turn a BFCL result file into a toolgrade responses file (for `evaluate`)."""
-    lines = toolgrade.convert_bfcl_results(result)
-    text = "".join(line.model_dump_json(exclude_none=True) + "\n" for line in lines)
+    """Turn a BFCL result file into a toolgrade responses file (for `evaluate`).
+
+    Single-turn files give one response per entry; multi-turn files one per step, with
+    its turn and step. Prints the command that judges them again with BFCL's rules.
+    """
+    from toolgrade.bfcl._results import read_bfcl_results  # only this command needs it
+
+    converted = read_bfcl_results(result, style=None if style == "auto" else style)
+    text = "".join(line.model_dump_json(exclude_none=True) + "\n" for line in converted.lines)
     _write(out, text)
-    typer.echo(f"{out}: {len(lines)} responses")
+    if converted.multi_turn:
+        entries = len({line.case_id for line in converted.lines})
+        typer.echo(f"{out}: {len(converted.lines)} steps of {entries} multi-turn entries")
+    else:
+        typer.echo(f"{out}: {len(converted.lines)} responses")
+    if converted.early_ends:
+        typer.echo(
+            f"note: {converted.early_ends} step(s) hold calls only BFCL's decoder reads: the "
+            "replay ends those turns there (see docs/bfcl.md)"
+        )
+    typer.echo(f"judge again: {converted.evaluate_command(out)}")
 
 
 def _write(path: Path, text: str) -> None:

@@ -7,6 +7,12 @@ The conversation passes when every deciding check holds (`Conversation.deciding`
 its score is 1/0 under the binary rubric, otherwise the share of deciding checks
 held, where `turns` counts once per turn that states something. The first failure is
 the earliest failed turn's cause, else the first failing deciding end check's.
+
+A profile may judge whole conversations of its own kind (`CONVERSATION_PROFILES`,
+`toolgrade.conversation._profile_hook`): the built-in `bfcl` profile gives BFCL's
+multi-turn verdict on conversations imported from BFCL. The record is built as usual
+(turns judged with the default rules, for reading), its checks made non-deciding, and
+one deciding check named after the profile holds the verdict; the score is 1 or 0.
 """
 
 from __future__ import annotations
@@ -34,6 +40,12 @@ from toolgrade.conversation._checks import (
     forbidden_result,
     trajectory_result,
 )
+from toolgrade.conversation._profile_hook import (
+    CONVERSATION_PROFILES,
+    ConversationProfileFn,
+    ProfileOutcome,
+    decided_record,
+)
 from toolgrade.conversation._trajectory import compare_trajectory, trajectory_prf
 from toolgrade.conversation._turn_verdict import judge_turn
 from toolgrade.conversation._types import TurnRun
@@ -42,7 +54,16 @@ from toolgrade.match._matchers import MatcherError
 from toolgrade.results import CaseResult
 from toolgrade.suite import CheckName, Conversation, Suite, ToolSpec
 
-__all__ = ["ConversationVerdict", "conversation_result", "judge_conversation"]
+__all__ = [
+    "CONVERSATION_PROFILES",
+    "ConversationProfileFn",
+    "ConversationVerdict",
+    "ProfileOutcome",
+    "conversation_result",
+    "judge_conversation",
+]
+# CONVERSATION_PROFILES, ConversationProfileFn and ProfileOutcome live in
+# `_profile_hook`; they are re-exported here, where `judge_conversation` reads them.
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +90,7 @@ def judge_conversation(
     mode: ConversationMode = "on_policy",
     rubric: Rubric | None = None,
     profile: str = "default",
+    prompt_mode: bool = False,
 ) -> ConversationVerdict:
     """Judge a conversation as it ran.
 
@@ -82,19 +104,27 @@ def judge_conversation(
         mode: how it was run (recorded).
         rubric: `binary` (pass/fail), `partial` or `f1` (the share of deciding checks
             held); None uses the conversation's, then the suite's.
-        profile: the matching profile for the turns' calls.
+        profile: the matching profile for the turns' calls; a profile registered in
+            `CONVERSATION_PROFILES` judges conversations of its kind whole.
+        prompt_mode: the run described the tools in the prompt (for profiles that
+            decode raw outputs, as `bfcl` does).
 
     Returns:
         The verdict, with the `ConversationRecord`.
 
     Raises:
         SuiteError: a malformed matcher or state path in the conversation.
+        ConfigError: the profile needs something not installed (bfcl-eval).
     """
     chosen: Rubric = rubric or conversation.rubric or suite.defaults.rubric
+    states = (initial_state, final_state)
+    whole = CONVERSATION_PROFILES.find(profile) if profile != "default" else None
+    outcome = whole(suite, conversation, turns, prompt_mode=prompt_mode) if whole else None
     try:
-        return _judge(
-            suite, conversation, turns, (initial_state, final_state), mode, chosen, profile
-        )
+        if outcome is not None:
+            judged = _judge(suite, conversation, turns, states, mode, chosen, "default")
+            return _profile_verdict(judged, outcome, profile)
+        return _judge(suite, conversation, turns, states, mode, chosen, profile)
     except MatcherError as exc:
         message = "malformed matcher in the conversation"
         raise SuiteError(message, case_id=conversation.id, problems=exc.problems) from None
@@ -159,6 +189,14 @@ def _judge(
     status = Status.CORRECT if first is None else Status(first.cause)
     score = _score(conversation, record, rubric=rubric) if status.scored else 0.0
     return ConversationVerdict(status, score, record, rubric)
+
+
+def _profile_verdict(
+    judged: ConversationVerdict, outcome: ProfileOutcome, profile: str
+) -> ConversationVerdict:
+    """The default verdict's record, decided by a conversation profile's outcome."""
+    status, record = decided_record(judged.record, outcome, profile)
+    return ConversationVerdict(status, 1.0 if outcome.passed else 0.0, record, "binary")
 
 
 def _all_tools(suite: Suite, conversation: Conversation) -> dict[str, ToolSpec]:

@@ -362,6 +362,7 @@ class ConversationRunner:
         """
         rubric = self.rubric
         environment = live.environment if live is not None else None
+        prompt_mode = self.backend.settings().get("mode") == "prompt"
 
         def judged() -> ConversationVerdict:
             return judge_conversation(
@@ -373,6 +374,7 @@ class ConversationRunner:
                 mode=mode,
                 rubric=rubric,
                 profile=self.profile,
+                prompt_mode=prompt_mode,
             )
 
         try:

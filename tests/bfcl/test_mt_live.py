@@ -63,12 +63,23 @@ def _run(server: PlayServer, **changes: Any) -> toolgrade.RunResult:
 
 
 @pytest.mark.parametrize(
-    ("mode", "teacher_forcing"), [("native", False), ("prompt", False), ("native", True)]
+    ("mode", "teacher_forcing", "profile"),
+    [
+        ("native", False, "default"),
+        ("prompt", False, "default"),
+        ("native", True, "default"),
+        ("native", False, "bfcl"),
+        ("prompt", False, "bfcl"),
+        ("native", True, "bfcl"),
+    ],
 )
-def test_bfcl_multi_turn_reference_play_passes(mode: str, teacher_forcing: bool) -> None:
+def test_bfcl_multi_turn_reference_play_passes(
+    mode: str, teacher_forcing: bool, profile: str
+) -> None:
     assert {c.category for c in SUITE.conversations} == set(CATEGORIES)
-    with PlayServer(suite=SUITE) as server:
-        run = _run(server, mode=mode, teacher_forcing=teacher_forcing)
+    # BFCL reads a prompting model's calls in its own format, `[name(key=value)]`.
+    with PlayServer(suite=SUITE, pythonic=profile == "bfcl") as server:
+        run = _run(server, mode=mode, teacher_forcing=teacher_forcing, profile=profile)
     assert len(run.results) == len(SUITE.conversations)
     failed = {
         r.case_id: r.conversation.first_failure if r.conversation else r.error
@@ -81,13 +92,16 @@ def test_bfcl_multi_turn_reference_play_passes(mode: str, teacher_forcing: bool)
     assert miss and all(any(t.add_tools for t in c.turns) for c in miss)
 
 
-def test_bfcl_multi_turn_a_silent_turn_fails_there() -> None:
+@pytest.mark.parametrize("profile", ["default", "bfcl"])
+def test_bfcl_multi_turn_a_silent_turn_fails_there(profile: str) -> None:
     conversation = next(c for c in SUITE.conversations if c.category == "multi_turn_base")
     assert conversation.reference is not None
     turn = next(i for i, t in enumerate(conversation.reference) if t.calls)
     with PlayServer(suite=SUITE, plays={conversation.id: Play(silent_turn=turn)}) as server:
-        run = _run(server)
+        run = _run(server, profile=profile)
     (result,) = [r for r in run.results if r.case_id == conversation.id]
     assert result.status == "missed_call"
     assert result.conversation is not None and result.conversation.first_failure is not None
     assert result.conversation.first_failure.turn == turn
+    if profile == "bfcl":  # BFCL's own words for it
+        assert "empty_turn_model_response" in result.conversation.first_failure.message

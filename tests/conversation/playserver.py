@@ -50,6 +50,8 @@ class PlayServer(FakeServer):
     slow: float = 5.0
     default_delay: float = 0.0
     """Seconds every answer waits (a slower model)."""
+    pythonic: bool = False
+    """In prompt mode, write calls as `[name(key=value)]` (BFCL's prompting format)."""
     attempts: dict[tuple[str, int, int], int] = field(default_factory=lambda: defaultdict(int))
 
     def __post_init__(self) -> None:
@@ -79,7 +81,14 @@ class PlayServer(FakeServer):
             self.attempts[key] += 1
         play = self.plays.get(conversation.id, Play())
         fault = play.faults.get((turn, step)) if attempt == 0 else None
-        answer = _answer(conversation, play, turn, step, prompt_mode=not body.get("tools"))
+        answer = _answer(
+            conversation,
+            play,
+            turn,
+            step,
+            prompt_mode=not body.get("tools"),
+            pythonic=self.pythonic,
+        )
         if fault == "500":
             return Step(status=500)
         if fault == "drop":
@@ -96,7 +105,13 @@ def _is_turn(message: Mapping[str, Any], turns: list[str]) -> bool:
 
 
 def _answer(
-    conversation: Conversation, play: Play, turn: int, step: int, *, prompt_mode: bool
+    conversation: Conversation,
+    play: Play,
+    turn: int,
+    step: int,
+    *,
+    prompt_mode: bool,
+    pythonic: bool = False,
 ) -> Step:
     reference = conversation.reference[turn] if conversation.reference else None
     calls = [c.to_dict() for c in reference.calls] if reference else []
@@ -106,6 +121,9 @@ def _answer(
     call = calls[step]
     if play.wrong_args_turn == turn and step == 0:
         call = {"name": call["name"], "arguments": {"path": "wrong.txt"}}
+    if prompt_mode and pythonic:
+        arguments = ", ".join(f"{k}={v!r}" for k, v in call["arguments"].items())
+        return Step(content=f"[{call['name']}({arguments})]")
     if prompt_mode:
         text = "<tool_call>\n" + json.dumps(call) + "\n</tool_call>"
         return Step(content=text)

@@ -282,6 +282,7 @@ def mt_rows(data: Path, categories: list[str]) -> list[dict[str, Any]]:
 def time_toolgrade_mt(rows: list[dict[str, Any]], rounds: int) -> dict[str, float]:
     """Entries/s of the `bfcl` profile's multi-turn checker on recorded results."""
     from toolgrade.bfcl._mt_checker import MultiTurnEntry, check_multi_turn
+    from toolgrade.bfcl._mt_lockstep import call_key
 
     work = [
         (
@@ -295,6 +296,7 @@ def time_toolgrade_mt(rows: list[dict[str, Any]], rounds: int) -> dict[str, floa
     passed = sum(check_multi_turn(e, res, prompt_mode=False).valid for e, res in work)
 
     def check() -> None:
+        call_key.cache_clear()  # every round from cold: each call's identity parsed again
         for entry, result in work:
             check_multi_turn(entry, result, prompt_mode=False)
 

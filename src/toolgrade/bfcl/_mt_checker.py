@@ -9,7 +9,10 @@
 2. every step is decoded (`toolgrade.bfcl._mt_decode`); steps that fail or decode to
    no call are dropped;
 3. turn by turn, the model's steps run on the model's instances, the ground truth's
-   calls on the ground truth's (`toolgrade.bfcl._mt_execute`), both kept across turns;
+   calls on the ground truth's (`toolgrade.bfcl._mt_execute`), both kept across turns
+   — the ground truth's side only from the first turn where the model's calls are not
+   the ground truth's (`toolgrade.bfcl._mt_lockstep`: until then it would be the
+   model's own, state for state and result for result);
 4. a turn with ground-truth calls needs at least one model step
    (`multi_turn:empty_turn_model_response`); a turn without any is not checked (its
    calls still ran); then every public attribute of every ground-truth instance must
@@ -38,6 +41,7 @@ from toolgrade.backends._replay import NO_RECORDED_RESPONSE
 from toolgrade.bfcl._mt_apis import is_long_context
 from toolgrade.bfcl._mt_decode import DecodeError, bfcl_step, decode_step
 from toolgrade.bfcl._mt_execute import BfclSide
+from toolgrade.bfcl._mt_lockstep import lockstep_allowed, same_calls
 
 if TYPE_CHECKING:
     from toolgrade.conversation._types import TurnRun
@@ -209,12 +213,20 @@ def _check(
         )
 
     model: BfclSide | None = None  # built on the model's first step, as BFCL does
-    truth = side(model_name + "_ground_truth")
+    truth: BfclSide | None = None  # built once the model leaves the ground truth's calls
+    lockstep = lockstep_allowed(entry.involved_classes, long_context=entry.long_context)
     all_results: list[str] = []
     for index, calls in enumerate(entry.ground_truth):
         for step in decoded[index]:
             model = model or side(model_name)
             all_results.extend(model.execute(step))
+        if lockstep and same_calls([c for step in decoded[index] for c in step], calls):
+            continue  # the ground truth's instances and results would be the model's own
+        if truth is None:
+            lockstep = False
+            truth = side(model_name + "_ground_truth")
+            for earlier in entry.ground_truth[:index]:
+                truth.execute(earlier)
         expected = truth.execute(calls)
         if not calls:
             continue

@@ -340,7 +340,7 @@ def validator_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPat
     """Run a test with the jsonschema-rs fast path, and with jsonschema alone."""
     if request.param == "pure":
         monkeypatch.setattr(_schema, "_fast_validator", lambda: None)
-        monkeypatch.setattr(_checks, "_fast_arguments_validator", lambda key: None)
+        monkeypatch.setattr(_checks, "fast_arguments_validator", lambda key: None)
     return str(request.param)
 
 

@@ -81,11 +81,11 @@ def check_final_state(
         MatcherError: the expectation holds a malformed matcher.
 
     Examples:
-        >>> spec = FinalStateCheck(state={"files": {"a.md": {"$contains": "todo"}}})
-        >>> check_final_state(spec, {"files": {"a.md": "TODO: x", "b": ""}}).passed
+        >>> spec = FinalStateCheck(state={"files": {"a.md": {"$contains": "usage"}}})
+        >>> check_final_state(spec, {"files": {"a.md": "Usage: x", "b": ""}}).passed
         True
         >>> check_final_state(spec, {"files": {}}).message
-        'state differs: $.files["a.md"]: missing (expected {"$contains": "todo"})'
+        'state differs: $.files["a.md"]: missing (expected {"$contains": "usage"})'
     """
     out: list[Mismatch] = []
     _compare_state(spec.state, state, "$", out, options=_options(defaults, strict=spec.exact))

@@ -18,7 +18,6 @@ one deciding check named after the profile holds the verdict; the score is 1 or 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from toolgrade._json import JsonValue
 from toolgrade._transcript import (
@@ -46,12 +45,12 @@ from toolgrade.conversation._profile_hook import (
     ProfileOutcome,
     decided_record,
 )
+from toolgrade.conversation._result import ConversationVerdict, conversation_result
 from toolgrade.conversation._trajectory import compare_trajectory, trajectory_prf
 from toolgrade.conversation._turn_verdict import judge_turn
 from toolgrade.conversation._types import TurnRun
 from toolgrade.errors import SuiteError
 from toolgrade.match._matchers import MatcherError
-from toolgrade.results import CaseResult
 from toolgrade.suite import CheckName, Conversation, Suite, ToolSpec
 
 __all__ = [
@@ -63,21 +62,8 @@ __all__ = [
     "judge_conversation",
 ]
 # CONVERSATION_PROFILES, ConversationProfileFn and ProfileOutcome live in
-# `_profile_hook`; they are re-exported here, where `judge_conversation` reads them.
-
-
-@dataclass(frozen=True, slots=True)
-class ConversationVerdict:
-    """The verdict on one conversation: its status, its score and the whole record."""
-
-    status: Status
-    """`correct` when it passed, else the first failure's cause."""
-    score: float
-    """1/0 under the binary rubric, else the share of deciding checks held."""
-    record: ConversationRecord
-    """Every turn, check and verdict."""
-    rubric: Rubric = "partial"
-    """The rubric the score follows."""
+# `_profile_hook`, ConversationVerdict and conversation_result in `_result`; they are
+# re-exported here, where `judge_conversation` makes and reads them.
 
 
 def judge_conversation(
@@ -343,62 +329,3 @@ def _turn_units(conversation: Conversation, results: Sequence[TurnResult]) -> li
         elif result is not None and result.cause == "step_limit":
             units.append(False)
     return units
-
-
-def conversation_result(
-    conversation: Conversation,
-    verdict: ConversationVerdict,
-    *,
-    rubric: Rubric | None = None,
-    repeat: int = 0,
-    error: str | None = None,
-    latency_ms: float | None = None,
-) -> CaseResult:
-    """The `CaseResult` of a judged conversation, with its labels and record.
-
-    Args:
-        conversation: the conversation.
-        verdict: its verdict (`judge_conversation`).
-        rubric: the rubric; None: the verdict's.
-        repeat: the repetition index.
-        error: what went wrong, for a conversation ended by a failed request; None:
-            the first failure's message when it is a timeout or an error.
-        latency_ms: the model's time; None: the sum over the steps, when known.
-
-    Returns:
-        The result: `expected` holds the reference's calls, `actual` every call made,
-        `conversation` the record; raw outputs stay in the steps.
-    """
-    record = verdict.record
-    first = record.first_failure
-    if error is None and first is not None and first.cause in ("timeout", "error"):
-        error = first.message
-    steps = [s for t in record.turns for s in t.steps]
-    if latency_ms is None:
-        known = [s.latency_ms for s in steps if s.latency_ms is not None]
-        latency_ms = sum(known) if known else None
-    reference = conversation.expected
-    source = reference or tuple(c for t in conversation.turns for c in t.expected or ())
-    fmt = next(
-        (s.extraction_format for s in steps if s.extraction_format not in (None, "none")), None
-    )
-    return CaseResult(
-        case_id=conversation.id,
-        status=verdict.status,
-        score=verdict.score,
-        rubric=rubric or conversation.rubric or verdict.rubric,
-        expected=reference,
-        actual=record.calls,
-        primary_tools=tuple(dict.fromkeys(c.name for c in source)),
-        category=conversation.category,
-        difficulty=conversation.difficulty,
-        tags=conversation.tags,
-        prompt=conversation.prompt_json(),
-        extraction_format=fmt,
-        extraction_errors=tuple(e for s in steps for e in s.extraction_errors),
-        raw_response=None,
-        latency_ms=latency_ms,
-        error=error,
-        repeat=repeat,
-        conversation=record,
-    )

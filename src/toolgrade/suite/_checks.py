@@ -11,23 +11,23 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError, ValidationError
-from jsonschema.protocols import Validator
-from jsonschema.validators import validator_for
 from referencing.exceptions import Unresolvable
 
 from toolgrade._json import JsonObject, JsonValue
-from toolgrade.match import is_matcher, matcher_problems
-from toolgrade.match._fastschema import QuickValidator, quick_validator
+from toolgrade.match import matcher_problems
+from toolgrade.suite._schema_checks import (
+    argument_path,
+    arguments_validator,
+    fast_arguments_validator,
+    schema_error,
+    through_matcher,
+)
 
 __all__ = ["Problem", "SourceFile", "semantic_problems"]
 
 # Errors of these keywords judge a whole value from its parts: one matcher inside makes
 # their verdict meaningless, so they are skipped when the value holds a matcher.
-_COMPOSITE = frozenset({"anyOf", "oneOf", "allOf", "not", "if", "contains", "uniqueItems"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,26 +121,12 @@ def _tool_def(
         return None
     name, flat, params, params_at = found
     key = json.dumps(params, sort_keys=True)
-    error = _schema_error(key)
+    error = schema_error(key)
     if error is not None:
         message = f"tool '{name}': not a valid JSON Schema: {error[1]}"
         chk.add(file, path + params_at + error[0], message, case_id=case_id)
     canonical = json.dumps(flat, sort_keys=True)
     return name, _ToolDef(file, path, canonical, params, key)
-
-
-@lru_cache(maxsize=1024)
-def _schema_error(parameters_json: str) -> tuple[str, str] | None:
-    """Where (a JSON path suffix) and why parameters are not a valid JSON Schema.
-
-    Cached: checking costs milliseconds, and case after case may define the same tool.
-    """
-    schema = json.loads(parameters_json)
-    try:
-        validator_for(schema, default=Draft202012Validator).check_schema(schema)
-    except SchemaError as exc:
-        return exc.json_path[1:], exc.message
-    return None
 
 
 def _check_tools(chk: _Checker, src: SourceFile) -> None:
@@ -181,56 +167,6 @@ def _case_tools(
     return own
 
 
-@lru_cache(maxsize=256)
-def _arguments_validator(parameters_json: str) -> Validator | None:
-    if _schema_error(parameters_json) is not None:
-        return None  # reported once with the tool
-    schema = json.loads(parameters_json)
-    return validator_for(schema, default=Draft202012Validator)(schema)
-
-
-@lru_cache(maxsize=256)
-def _fast_arguments_validator(parameters_json: str) -> QuickValidator | None:
-    if _arguments_validator(parameters_json) is None:
-        return None
-    return quick_validator(json.loads(parameters_json))
-
-
-def _holds_matcher(value: object) -> bool:
-    if is_matcher(value):
-        return True
-    if isinstance(value, dict):
-        return any(_holds_matcher(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_holds_matcher(v) for v in value)
-    return False
-
-
-def _through_matcher(root: JsonValue, error: ValidationError) -> bool:
-    """True when the error is about a matcher, or a value a matcher stands in for."""
-    node: JsonValue = root
-    for step in error.absolute_path:
-        if is_matcher(node):
-            return True
-        if isinstance(node, dict) and isinstance(step, str) and step in node:
-            node = node[step]
-            continue
-        if isinstance(node, list) and isinstance(step, int) and step < len(node):
-            node = node[step]
-            continue
-        break
-    if is_matcher(node):
-        return True
-    return error.validator in _COMPOSITE and _holds_matcher(error.instance)
-
-
-def _argument_path(base: str, error: ValidationError) -> str:
-    path = base
-    for step in error.absolute_path:
-        path += f"[{step}]" if isinstance(step, int) else f".{step}"
-    return path
-
-
 def _check_arguments(
     chk: _Checker,
     where: tuple[str, str, str | None],
@@ -253,10 +189,10 @@ def _check_arguments(
                 case_id=case_id,
             )
     key = definition.parameters_key
-    fast = _fast_arguments_validator(key)
+    fast = fast_arguments_validator(key)
     if fast is not None and fast.is_valid(arguments):
         return
-    validator = _arguments_validator(key)
+    validator = arguments_validator(key)
     if validator is None:
         return
     try:
@@ -266,10 +202,10 @@ def _check_arguments(
         chk.add(file, path, message + " (remote references are never fetched)", case_id=case_id)
         return
     for error in errors:
-        if not _through_matcher(arguments, error):
+        if not through_matcher(arguments, error):
             chk.add(
                 file,
-                _argument_path(path, error),
+                argument_path(path, error),
                 f"violates the parameters of '{tool}': {error.message}",
                 case_id=case_id,
             )

@@ -8,8 +8,6 @@ the run folder.
 
 from __future__ import annotations
 
-import signal
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,7 +17,7 @@ from typer.testing import CliRunner
 
 import toolgrade
 from conversation.playserver import Play, PlayServer
-from runner.children import wait_for_results
+from runner.children import killed_run
 from toolgrade.cli import app
 
 SUITE = toolgrade.load_suite("coding-agent-multiturn")
@@ -177,13 +175,7 @@ def test_sigkill_then_resume_gives_the_uninterrupted_results(
             "--model", "openai/play", "--base-url", server.openai_url,
             "--concurrency", "2", "--no-warmup", "--quiet",
         ]  # fmt: skip
-        child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        try:
-            results = wait_for_results(toolgrade_home, minimum=5, child=child)
-            child.send_signal(signal.SIGKILL)
-        finally:
-            child.wait(timeout=30)
-            child.stderr.close()  # type: ignore[union-attr]
+        results = killed_run(command, toolgrade_home, minimum=5)
         kept = len(results.read_bytes().splitlines())
         assert kept < len(SUITE.conversations)
         run_id = results.parent.name

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -15,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 import toolgrade
-from runner.children import wait_for_results
+from runner.children import killed_run
 from runner.fakeserver import FakeServer, Step
 from toolgrade.cli import app
 from toolgrade.runner._warmup import WARMUP_PROMPT
@@ -176,13 +175,7 @@ def test_runner_sigkill_then_resume_matches_uninterrupted_run(
             "--model", "openai/m", "--base-url", server.openai_url,
             "--concurrency", "2", "--quiet",
         ]  # fmt: skip
-        child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        try:
-            results = wait_for_results(toolgrade_home, minimum=8, child=child)
-            child.send_signal(signal.SIGKILL)
-        finally:
-            child.wait(timeout=30)
-            child.stderr.close()  # type: ignore[union-attr]
+        results = killed_run(command, toolgrade_home, minimum=8)
         kept = len(results.read_bytes().splitlines())
         assert kept < N_CASES
         run_id = results.parent.name

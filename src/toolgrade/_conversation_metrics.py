@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import get_args
 
@@ -39,6 +39,7 @@ __all__ = [
     "PassHatK",
     "TurnAccuracy",
     "conversation_metrics",
+    "modes_present",
     "pass_hat_k",
     "per_turn_accuracy",
 ]
@@ -184,7 +185,7 @@ def conversation_metrics(
     passed = sum(c.passed for c in records)
     statuses = Counter(r.status for r, _ in talks)
     precision, recall, f1, pooled = _trajectory_prf(scored)
-    modes = tuple(m for m in _MODES if any(c.mode == m for _, c in talks))
+    modes = modes_present(c for _, c in talks)
     return ConversationMetrics(
         total=len(talks),
         scored=len(scored),
@@ -217,6 +218,12 @@ def conversation_metrics(
         if repeats > 1
         else None,
     )
+
+
+def modes_present(records: Iterable[ConversationRecord]) -> tuple[ConversationMode, ...]:
+    """The modes `records` ran in, in `ConversationMode` order (each once)."""
+    present = {c.mode for c in records}
+    return tuple(m for m in _MODES if m in present)
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -299,27 +306,29 @@ def pass_hat_k(
     grouped: defaultdict[str, list[tuple[int, bool]]] = defaultdict(list)
     for case_id, repeat, ok in tries:
         grouped[case_id].append((repeat, ok))
-    units = []
+    counts: list[tuple[int, int]] = []
+    first_k: list[float] = []
     for group in grouped.values():
         outcomes = [ok for _, ok in sorted(group)]
         if len(outcomes) >= k:
-            units.append((sum(outcomes), len(outcomes), all(outcomes[:k])))
-    if not units:
+            counts.append((sum(outcomes), len(outcomes)))
+            first_k.append(float(all(outcomes[:k])))
+    if not counts:
         return None
 
-    def all_passed(sample: Sequence[tuple[int, int, bool]]) -> float:
-        return sum(first_k for _, _, first_k in sample) / len(sample)
+    # Both statistics are means of one number per conversation: compute those once, and
+    # resample them (not the conversations) so each bootstrap draw only sums.
+    def unbiased_terms(j: int) -> list[float]:
+        return [math.comb(c, j) / math.comb(n, j) for c, n in counts]
 
-    def unbiased(sample: Sequence[tuple[int, int, bool]], j: int = k) -> float:
-        return sum(math.comb(c, j) / math.comb(n, j) for c, n, _ in sample) / len(sample)
-
+    terms = unbiased_terms(k)
     return PassHatK(
         k=k,
-        conversations=len(units),
-        all_passed=all_passed(units),
-        all_passed_interval=bootstrap_interval(units, all_passed, seed=seed, resamples=resamples),
-        unbiased=unbiased(units),
-        unbiased_interval=bootstrap_interval(units, unbiased, seed=seed, resamples=resamples),
-        curve=tuple(unbiased(units, j) for j in range(1, k + 1)),
+        conversations=len(counts),
+        all_passed=_mean(first_k),
+        all_passed_interval=bootstrap_interval(first_k, _mean, seed=seed, resamples=resamples),
+        unbiased=_mean(terms),
+        unbiased_interval=bootstrap_interval(terms, _mean, seed=seed, resamples=resamples),
+        curve=tuple(_mean(unbiased_terms(j)) for j in range(1, k + 1)),
         resamples=resamples,
     )

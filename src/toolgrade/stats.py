@@ -30,7 +30,7 @@ Why each method:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -193,23 +193,13 @@ def bootstrap_mean_interval(
     """
     import numpy as np  # deferred: numpy costs ~90 ms at import
 
-    _check_level(level)
-    if resamples < 100:
-        raise ValueError(f"need at least 100 resamples, got {resamples}")
+    _check_bootstrap(level, resamples)
     data = np.asarray(values, dtype=np.float64)
     n = int(data.size)
     if n == 0:
         return Interval(0.0, 1.0, level)
-    rng = np.random.default_rng(seed)
-    means = np.empty(resamples, dtype=np.float64)
-    block = max(1, _BOOTSTRAP_BLOCK_CELLS // n)
-    for start in range(0, resamples, block):
-        count = min(block, resamples - start)
-        idx = rng.integers(0, n, size=(count, n))
-        means[start : start + count] = data[idx].mean(axis=1)
-    tail = (1.0 - level) / 2.0
-    low, high = np.quantile(means, [tail, 1.0 - tail])
-    return Interval(float(low), float(high), level)
+    means = np.concatenate([data[idx].mean(axis=1) for idx in _resample_blocks(n, resamples, seed)])
+    return _percentile_interval(means, level)
 
 
 def bootstrap_interval(
@@ -252,25 +242,51 @@ def bootstrap_interval(
     """
     import numpy as np  # deferred: numpy costs ~90 ms at import
 
-    _check_level(level)
-    if resamples < 100:
-        raise ValueError(f"need at least 100 resamples, got {resamples}")
+    _check_bootstrap(level, resamples)
     items = list(values)
     n = len(items)
     if n == 0:
         raise ValueError("need at least one value to resample")
-    rng = np.random.default_rng(seed)
-    results = np.empty(resamples, dtype=np.float64)
-    block = max(1, _BOOTSTRAP_BLOCK_CELLS // n)
-    for start in range(0, resamples, block):
-        count = min(block, resamples - start)
-        rows = rng.integers(0, n, size=(count, n)).tolist()
-        for offset, row in enumerate(rows):
-            results[start + offset] = statistic([items[i] for i in row])
+    results = np.fromiter(
+        (
+            statistic([items[i] for i in row])
+            for idx in _resample_blocks(n, resamples, seed)
+            for row in idx.tolist()
+        ),
+        dtype=np.float64,
+        count=resamples,
+    )
     if not np.all(np.isfinite(results)):
         raise ValueError("the statistic returned a value that is not finite")
+    return _percentile_interval(results, level)
+
+
+def _check_bootstrap(level: float, resamples: int) -> None:
+    _check_level(level)
+    if resamples < 100:
+        raise ValueError(f"need at least 100 resamples, got {resamples}")
+
+
+def _resample_blocks(n: int, resamples: int, seed: int) -> Iterator[Any]:
+    """Index arrays of `resamples` draws of `n` items with replacement, in bounded blocks.
+
+    The one source of draws of both bootstrap functions: the same seed and size give the
+    same resamples in each.
+    """
+    import numpy as np  # deferred: numpy costs ~90 ms at import
+
+    rng = np.random.default_rng(seed)
+    block = max(1, _BOOTSTRAP_BLOCK_CELLS // n)
+    for start in range(0, resamples, block):
+        yield rng.integers(0, n, size=(min(block, resamples - start), n))
+
+
+def _percentile_interval(statistics: Any, level: float) -> Interval:
+    """The `(1-level)/2` and `(1+level)/2` quantiles of resampled statistics."""
+    import numpy as np  # deferred: numpy costs ~90 ms at import
+
     tail = (1.0 - level) / 2.0
-    low, high = np.quantile(results, [tail, 1.0 - tail])
+    low, high = np.quantile(statistics, [tail, 1.0 - tail])
     return Interval(float(low), float(high), level)
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -211,14 +210,6 @@ def validate(
         raise typer.Exit(2)
 
 
-def _base_dir(source: str) -> Path | None:
-    """Where a suite's Python environments are looked for first (None: a built-in suite)."""
-    path = Path(source)
-    if path.is_dir():
-        return path
-    return path.parent if path.is_file() else None
-
-
 def _problem_row(problem: ConversationProblem) -> JsonValue:
     return {
         "case_id": problem.case_id,
@@ -246,7 +237,7 @@ def check(
     for source in sources:
         try:
             suite = toolgrade.load_suite(source)
-            problems = check_conversations(suite, base_dir=_base_dir(source))
+            problems = check_conversations(suite, base_dir=suite.source_dir)
         except toolgrade.SuiteError as exc:
             refused = True
             lines = list(exc.problems) or [str(exc)]

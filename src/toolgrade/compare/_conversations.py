@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from toolgrade._conversation_metrics import TurnAccuracy, per_turn_accuracy
+from toolgrade._conversation_metrics import TurnAccuracy, modes_present, per_turn_accuracy
 from toolgrade._json import JsonObject
 from toolgrade._transcript import ConversationMode, ConversationRecord
 from toolgrade.compare._outcomes import Outcome
@@ -127,11 +127,6 @@ def _records(run: RunResult, ids: set[str]) -> list[ConversationRecord]:
     ]
 
 
-def _modes(records: Sequence[ConversationRecord]) -> tuple[ConversationMode, ...]:
-    present = {c.mode for c in records}
-    return tuple(m for m in ("on_policy", "teacher_forced") if m in present)
-
-
 def _turn_deltas(
     base: Sequence[TurnAccuracy], cand: Sequence[TurnAccuracy]
 ) -> tuple[TurnDelta, ...]:
@@ -177,7 +172,7 @@ def compare_conversations(
     second_only = sum(cand[i].passed and not base[i].passed for i in shared)
     base_rate = rate_of(sum(base[i].passed for i in shared), len(shared))
     cand_rate = rate_of(sum(cand[i].passed for i in shared), len(shared))
-    base_modes, cand_modes = _modes(base_records), _modes(cand_records)
+    base_modes, cand_modes = modes_present(base_records), modes_present(cand_records)
     return ConversationComparison(
         shared=len(shared),
         baseline_accuracy=base_rate,

@@ -341,3 +341,6 @@ def test_prompting_results_replayed_in_prompt_mode_pass(
     options = toolgrade.RunOptions(profile="bfcl", mode="prompt")
     run = toolgrade.run_suite(picked, f"replay/{responses}", options=options)
     assert [r.status.value for r in run.results] == ["correct"]
+    # Judged again from the stored steps (no model), the text is still read as prompting.
+    again = toolgrade.rescore_run(run, picked, profile="bfcl")
+    assert [r.status.value for r in again.results] == ["correct"]

@@ -222,6 +222,7 @@ def _session(
             rubric=options.rubric,
             profile=options.profile,
             teacher_forcing=options.teacher_forcing,
+            prompt_mode=options.mode == "prompt",
             base_dir=options.base_dir() or suite.source_dir,
         )
     return Session(

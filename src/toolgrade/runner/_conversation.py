@@ -101,6 +101,9 @@ class ConversationRunner:
     """The judge's matching profile."""
     teacher_forcing: bool = False
     """Start every turn from the reference's history and state."""
+    prompt_mode: bool = False
+    """The tools went in the system prompt (`--mode prompt`): a profile that reads the
+    model's text as BFCL's prompting decoder does needs to know."""
     base_dir: Path | None = None
     """Where the suite's Python environments are looked up."""
     factories: FactoryBuilder | None = None
@@ -362,7 +365,6 @@ class ConversationRunner:
         """
         rubric = self.rubric
         environment = live.environment if live is not None else None
-        prompt_mode = self.backend.settings().get("mode") == "prompt"
 
         def judged() -> ConversationVerdict:
             return judge_conversation(
@@ -374,7 +376,7 @@ class ConversationRunner:
                 mode=mode,
                 rubric=rubric,
                 profile=self.profile,
-                prompt_mode=prompt_mode,
+                prompt_mode=self.prompt_mode,
             )
 
         try:

@@ -88,6 +88,7 @@ def rescore_run(
             rubric=rubric,
             timeout=timeout,
             base_dir=base_dir or suite.source_dir,
+            prompt_mode=run.backend.get("mode") == "prompt",
         )
     )
     results: list[CaseResult] = []
@@ -202,12 +203,14 @@ async def rerun_conversations(
     rubric: Rubric | None,
     timeout: float,
     base_dir: Path | None,
+    prompt_mode: bool = False,
 ) -> dict[tuple[str, int], CaseResult]:
     """Run the conversation loop again over stored conversations' recorded replies.
 
     Returns:
         The new result of each (case id, repeat), judged as `profile` and `rubric` say;
-        the mode (on-policy or teacher-forced) is the one each was run in.
+        the mode (on-policy or teacher-forced) is the one each was run in, and the text
+        read as in `prompt_mode` when the run had its tools in the system prompt.
     """
     by_id = {c.id: c for c in suite.conversations}
     steps: dict[_StepKey, Step] = {}
@@ -225,6 +228,7 @@ async def rerun_conversations(
             rubric=rubric,
             profile=profile,
             teacher_forcing=forced,
+            prompt_mode=prompt_mode,
             base_dir=base_dir,
         )
         for forced in (False, True)

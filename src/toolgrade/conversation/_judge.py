@@ -51,7 +51,7 @@ from toolgrade.conversation._turn_verdict import judge_turn
 from toolgrade.conversation._types import TurnRun
 from toolgrade.errors import SuiteError
 from toolgrade.match._matchers import MatcherError
-from toolgrade.suite import CheckName, Conversation, Suite, ToolSpec
+from toolgrade.suite import CHECK_NAMES, CheckName, Conversation, Suite, ToolSpec
 
 __all__ = [
     "CONVERSATION_PROFILES",
@@ -231,9 +231,8 @@ def _checks(
         found["max_calls"] = check_max_calls(spec.max_calls, len(calls))
     for name in deciding - found.keys():  # `success` names a check the conversation lacks
         found[name] = CheckResult(name=name, passed=False, message=f"no {name} check is given")
-    order = ("turns", "final_state", "unchanged", "trajectory", "forbidden", "max_calls")
     checks = tuple(
-        found[n].model_copy(update={"deciding": n in deciding}) for n in order if n in found
+        found[n].model_copy(update={"deciding": n in deciding}) for n in CHECK_NAMES if n in found
     )
     return checks, cause
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Literal
 
 from toolgrade._json import JsonValue
-from toolgrade._transcript import FirstFailure
+from toolgrade._transcript import FirstFailure, Step
 from toolgrade.conversation._environments import environment_factory
 from toolgrade.conversation._judge import judge_conversation
 from toolgrade.conversation._reference import ReferenceReplay, replay_reference
@@ -186,12 +186,8 @@ def _replay_difference(first: ReferenceReplay, second: ReferenceReplay) -> str |
     return None
 
 
-def _exchanges(steps: Sequence[object]) -> list[JsonValue]:
-    out: list[JsonValue] = []
-    for step in steps:
-        for exchange in getattr(step, "exchanges", ()):
-            out.append({"result": exchange.result, "outcome": exchange.outcome})
-    return out
+def _exchanges(steps: Sequence[Step]) -> list[JsonValue]:
+    return [{"result": x.result, "outcome": x.outcome} for s in steps for x in s.exchanges]
 
 
 def _difference(a: JsonValue, b: JsonValue, path: str = "") -> str | None:
@@ -224,6 +220,4 @@ def _difference(a: JsonValue, b: JsonValue, path: str = "") -> str | None:
 
 
 def _error_text(exc: SuiteError) -> str:
-    problems = list(getattr(exc, "problems", ()) or ())
-    text = getattr(exc, "message", None) or str(exc)
-    return "; ".join([str(text), *map(str, problems)]) if problems else str(text)
+    return "; ".join([exc.message or str(exc), *exc.problems])

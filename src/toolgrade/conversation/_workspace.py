@@ -199,7 +199,7 @@ class Workspace:
         Raises:
             FileNotFoundError: there is no such folder.
         """
-        key = self._path(directory) if directory.strip() not in ("", ".", "./") else self._cwd
+        key = self._folder(directory)
         prefix = "" if key == "." else key + "/"
         if prefix and key not in self._folders():
             raise FileNotFoundError(f"no such folder: {directory}")
@@ -326,8 +326,12 @@ class Workspace:
             folders.update("/".join(parts[: i + 1]) for i in range(len(parts)))
         return folders
 
+    def _folder(self, path: str) -> str:
+        """A path that may name the current folder (`""`, `.`, `./`): the workspace path."""
+        return self._path(path) if path.strip() not in ("", ".", "./") else self._cwd
+
     def _under(self, path: str) -> list[str]:
-        key = self._path(path) if path.strip() not in ("", ".", "./") else self._cwd
+        key = self._folder(path)
         if key in self._files:
             return [key]
         if key != "." and key not in self._folders():

@@ -131,7 +131,7 @@ class CaseRunner:
             repeat=repeat,
         )
         started = time.perf_counter()
-        reply = await self._ask(request, RetryLog(on_retry=on_retry))
+        reply = await ask(self.backend, request, RetryLog(on_retry=on_retry), timeout=self.timeout)
         if isinstance(reply, RequestFailure):
             failed = self.failed(
                 case, repeat, status=reply.status, message=reply.message, started=started
@@ -154,10 +154,6 @@ class CaseRunner:
             "finish_reason": reply.finish_reason,
         }
         return CaseOutcome(result.model_copy(update=update), reply)
-
-    async def _ask(self, request: ChatRequest, retries: RetryLog) -> ChatReply | RequestFailure:
-        """The backend's reply, or the status and message of a failure to get one."""
-        return await ask(self.backend, request, retries, timeout=self.timeout)
 
     async def _judge(
         self, case: Case, repeat: int, raw: JsonValue, *, names: NameMap, request: ChatRequest

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -67,11 +67,17 @@ def fc_step(calls: list[Call], *, as_dict: bool = False) -> list[dict[str, Any]]
 
 def prompt_text(calls: list[Call]) -> str:
     """One prompting step: `[name(k=v, ...), ...]`."""
-    return "[" + ", ".join(_call_text(n, a) for n, a in calls) + "]"
+    return _bracketed(_call_text(n, a) for n, a in calls)
 
 
-def _call_text(name: str, args: dict[str, Any]) -> str:
-    return f"{name}(" + ", ".join(f"{k}={v!r}" for k, v in args.items()) + ")"
+def _bracketed(texts: Iterable[str]) -> str:
+    return "[" + ", ".join(texts) + "]"
+
+
+def _call_text(name: str, args: dict[str, Any], written: dict[str, str] | None = None) -> str:
+    """`name(k=v, ...)`, an argument in `written` as its text there."""
+    texts = written or {}
+    return f"{name}(" + ", ".join(f"{k}={texts.get(k, repr(v))}" for k, v in args.items()) + ")"
 
 
 def _turn(calls: list[Call], style: str) -> list[Any]:
@@ -111,12 +117,45 @@ def _called(turns: list[list[Call]]) -> list[int]:
     return [i for i, t in enumerate(turns) if t]
 
 
+def _call_spots(turns: list[list[Call]]) -> list[tuple[int, int]]:
+    """(turn, call) of every call."""
+    return [(i, j) for i, t in enumerate(turns) for j in range(len(t))]
+
+
+def _arg_spots(
+    turns: list[list[Call]], kind: Callable[[Any], bool] = lambda v: True
+) -> list[tuple[int, int, str]]:
+    """(turn, call, argument) of every argument whose value is of the kind."""
+    return [
+        (i, j, k)
+        for i, t in enumerate(turns)
+        for j, (_, a) in enumerate(t)
+        for k, v in a.items()
+        if kind(v)
+    ]
+
+
 def _copy(turns: list[list[Call]]) -> list[list[Call]]:
     return [[(n, dict(a)) for n, a in t] for t in turns]
 
 
-def _style(rng: random.Random) -> str:
-    return rng.choice(("fc", "prompt"))
+def _any_style(turns: list[list[Call]], rng: random.Random) -> tuple[str, list[list[Any]]]:
+    """The turns as a result in a style chosen at random."""
+    style = rng.choice(("fc", "prompt"))
+    return style, _result(turns, style)
+
+
+def _rewritten(
+    turns: list[list[Call]], spot: tuple[int, int, str], write: Callable[[Any], str]
+) -> list[list[Any]]:
+    """The prompting result with one argument's value written as `write(value)`."""
+    i, j, k = spot
+    result = _result(turns, "prompt")
+    texts = [_call_text(n, a) for n, a in turns[i]]
+    name, args = turns[i][j]
+    texts[j] = _call_text(name, args, {k: write(args[k])})
+    result[i][0] = _bracketed(texts)
+    return result
 
 
 def _changed(value: Any) -> Any:
@@ -132,37 +171,34 @@ def _changed(value: Any) -> Any:
 
 
 def p_wrong_value(entry: dict[str, Any], turns: list[list[Call]], rng: random.Random) -> Any:
-    spots = [(i, j, k) for i, t in enumerate(turns) for j, (_, a) in enumerate(t) for k in a]
+    spots = _arg_spots(turns)
     if not spots:
         return None
     i, j, k = rng.choice(spots)
     out = _copy(turns)
     out[i][j][1][k] = _changed(out[i][j][1][k])
-    style = _style(rng)
-    return style, _result(out, style)
+    return _any_style(out, rng)
 
 
 def p_missing_call(entry: dict[str, Any], turns: list[list[Call]], rng: random.Random) -> Any:
-    spots = [(i, j) for i, t in enumerate(turns) for j in range(len(t))]
+    spots = _call_spots(turns)
     if not spots:
         return None
     i, j = rng.choice(spots)
     out = _copy(turns)
     del out[i][j]
-    style = _style(rng)
-    return style, _result(out, style)
+    return _any_style(out, rng)
 
 
 def p_duplicated_call(entry: dict[str, Any], turns: list[list[Call]], rng: random.Random) -> Any:
     """A ground-truth call made twice: harmless for reads, a change for writes."""
-    spots = [(i, j) for i, t in enumerate(turns) for j in range(len(t))]
+    spots = _call_spots(turns)
     if not spots:
         return None
     i, j = rng.choice(spots)
     out = _copy(turns)
     out[i].insert(j, out[i][j])
-    style = _style(rng)
-    return style, _result(out, style)
+    return _any_style(out, rng)
 
 
 def p_extra_read(entry: dict[str, Any], turns: list[list[Call]], rng: random.Random) -> Any:
@@ -170,8 +206,7 @@ def p_extra_read(entry: dict[str, Any], turns: list[list[Call]], rng: random.Ran
     name, args = READ_ONLY[rng.choice(entry["involved_classes"])]
     out = _copy(turns)
     out[i].append((name, dict(args)))
-    style = _style(rng)
-    return style, _result(out, style)
+    return _any_style(out, rng)
 
 
 def p_swapped_turns(entry: dict[str, Any], turns: list[list[Call]], rng: random.Random) -> Any:
@@ -190,70 +225,44 @@ def p_empty_turn(entry: dict[str, Any], turns: list[list[Call]], rng: random.Ran
         return None
     out = _copy(turns)
     out[rng.choice(called)] = []
-    style = _style(rng)
-    return style, _result(out, style)
+    return _any_style(out, rng)
 
 
 def p_text_steps(entry: dict[str, Any], turns: list[list[Call]], rng: random.Random) -> Any:
     """Chat, empty and null steps around the calls (dropped by the decoders)."""
-    style = _style(rng)
-    result = _result(turns, style)
+    style, result = _any_style(turns, rng)
     for steps in result:
         steps.insert(0, rng.choice(["Let me check.", "", None, []]))
     return style, result
 
 
 def p_unknown_name(entry: dict[str, Any], turns: list[list[Call]], rng: random.Random) -> Any:
-    spots = [(i, j) for i, t in enumerate(turns) for j in range(len(t))]
+    spots = _call_spots(turns)
     if not spots:
         return None
     i, j = rng.choice(spots)
     out = _copy(turns)
     name, args = out[i][j]
     out[i][j] = (rng.choice([name + "_v2", "remove", "len"]), args)
-    style = _style(rng)
-    return style, _result(out, style)
+    return _any_style(out, rng)
 
 
 def p_nested_call(entry: dict[str, Any], turns: list[list[Call]], rng: random.Random) -> Any:
     """A string argument written as `str(object=...)` (prompting: a nested call, run)."""
-    spots = [
-        (i, j, k)
-        for i, t in enumerate(turns)
-        for j, (_, a) in enumerate(t)
-        for k, v in a.items()
-        if isinstance(v, str)
-    ]
+    spots = _arg_spots(turns, lambda v: isinstance(v, str))
     if not spots:
         return None
-    i, j, k = rng.choice(spots)
-    result = _result(turns, "prompt")
-    texts = [_call_text(n, a) for n, a in turns[i]]
-    name, args = turns[i][j]
-    parts = [
-        f"{key}={value!r}" if key != k else f"{key}=str(object={value!r})"
-        for key, value in args.items()
-    ]
-    texts[j] = f"{name}({', '.join(parts)})"
-    result[i][0] = "[" + ", ".join(texts) + "]"
-    return "prompt", result
+    return "prompt", _rewritten(turns, rng.choice(spots), lambda v: f"str(object={v!r})")
 
 
 def p_name_in_string(entry: dict[str, Any], turns: list[list[Call]], rng: random.Random) -> Any:
-    spots = [
-        (i, j, k)
-        for i, t in enumerate(turns)
-        for j, (_, a) in enumerate(t)
-        for k, v in a.items()
-        if isinstance(v, str)
-    ]
+    spots = _arg_spots(turns, lambda v: isinstance(v, str))
     if not spots:
         return None
     i, j, k = rng.choice(spots)
     out = _copy(turns)
     out[i][j][1][k] += rng.choice([" ls()", " then pwd( )", " see cd(x)"])
-    style = _style(rng)
-    return style, _result(out, style)
+    return _any_style(out, rng)
 
 
 def p_fewer_turns(entry: dict[str, Any], turns: list[list[Call]], rng: random.Random) -> Any:
@@ -282,7 +291,7 @@ def p_positional(entry: dict[str, Any], turns: list[list[Call]], rng: random.Ran
     texts = entry["ground_truth"]
     if not any(_has_positional(t) for turn in texts for t in turn):
         return None
-    return "prompt", [[("[" + ", ".join(t) + "]"), DONE] if t else [DONE] for t in texts]
+    return "prompt", [[_bracketed(t), DONE] if t else [DONE] for t in texts]
 
 
 def _has_positional(text: str) -> bool:
@@ -292,27 +301,12 @@ def _has_positional(text: str) -> bool:
 
 def p_arithmetic(entry: dict[str, Any], turns: list[list[Call]], rng: random.Random) -> Any:
     """A number argument as `(n - 1) + 1` or `+n` (BFCL negates any unary operand)."""
-    spots = [
-        (i, j, k)
-        for i, t in enumerate(turns)
-        for j, (_, a) in enumerate(t)
-        for k, v in a.items()
-        if isinstance(v, int | float) and not isinstance(v, bool)
-    ]
+    spots = _arg_spots(turns, lambda v: isinstance(v, int | float) and not isinstance(v, bool))
     if not spots:
         return None
-    i, j, k = rng.choice(spots)
-    result = _result(turns, "prompt")
-    texts = [_call_text(n, a) for n, a in turns[i]]
-    name, args = turns[i][j]
+    spot = rng.choice(spots)
     form = rng.choice(["({v!r} - 1) + 1", "+{v!r}", "{v!r} * 2 / 2"])
-    parts = [
-        f"{key}={value!r}" if key != k else f"{key}={form.format(v=value)}"
-        for key, value in args.items()
-    ]
-    texts[j] = f"{name}({', '.join(parts)})"
-    result[i][0] = "[" + ", ".join(texts) + "]"
-    return "prompt", result
+    return "prompt", _rewritten(turns, spot, lambda v: form.format(v=v))
 
 
 def p_bad_json(entry: dict[str, Any], turns: list[list[Call]], rng: random.Random) -> Any:
@@ -337,8 +331,7 @@ def p_early_calls(entry: dict[str, Any], turns: list[list[Call]], rng: random.Ra
     out[i] = list(out[i + 1])
     if rng.random() < 0.5:
         out[i + 1] = []
-    style = _style(rng)
-    return style, _result(out, style)
+    return _any_style(out, rng)
 
 
 PERTURBATIONS: dict[str, Callable[[dict[str, Any], list[list[Call]], random.Random], Any]] = {

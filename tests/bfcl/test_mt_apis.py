@@ -11,6 +11,8 @@ import pytest
 
 pytest.importorskip("bfcl_eval.eval_checker.multi_turn_eval.func_source_code.math_api")
 
+from bfcl_mt_scenario import FILES
+
 from toolgrade._transcript import Exchange
 from toolgrade._vocab import ToolCall
 from toolgrade.bfcl import _mt_apis
@@ -23,19 +25,6 @@ from toolgrade.bfcl._mt_apis import (
 from toolgrade.conversation._python_env import PythonToolEnvironment, build_instance
 from toolgrade.errors import ConfigError, SuiteError
 from toolgrade.suite import ToolSpec
-
-FILES = {
-    "root": {
-        "alex": {
-            "type": "directory",
-            "contents": {
-                "notes.txt": {"type": "file", "content": "b\na\n"},
-                "docs": {"type": "directory", "contents": {}},
-            },
-        }
-    }
-}
-"""A GorillaFileSystem scenario in BFCL's format."""
 
 MESSAGES = {
     "user_count": 1,

@@ -9,6 +9,8 @@ import pytest
 
 pytest.importorskip("bfcl_eval.eval_checker.multi_turn_eval.func_source_code.math_api")
 
+from bfcl_mt_scenario import FILES
+
 from toolgrade._transcript import Step
 from toolgrade.bfcl._mt_checker import (
     MultiTurnEntry,
@@ -22,19 +24,6 @@ from toolgrade.bfcl._mt_decode import DecodeError, bfcl_step, decode_step, liter
 from toolgrade.bfcl._mt_execute import BfclSide, instance_name, result_string
 from toolgrade.conversation import TurnRun, judge_conversation
 from toolgrade.suite import Conversation, Suite
-
-FILES = {
-    "root": {
-        "alex": {
-            "type": "directory",
-            "contents": {
-                "notes.txt": {"type": "file", "content": "b\na\n"},
-                "docs": {"type": "directory", "contents": {}},
-            },
-        }
-    }
-}
-"""A GorillaFileSystem scenario in BFCL's format."""
 
 
 def _fc(*calls: tuple[str, dict[str, object]]) -> list[dict[str, str]]:

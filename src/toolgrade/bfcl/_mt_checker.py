@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from toolgrade._json import JsonValue
 from toolgrade.backends._replay import NO_RECORDED_RESPONSE
-from toolgrade.bfcl._mt_apis import is_long_context
+from toolgrade.bfcl._mt_apis import ENVIRONMENT_CLASS, is_long_context
 from toolgrade.bfcl._mt_decode import DecodeError, bfcl_step, decode_step
 from toolgrade.bfcl._mt_execute import BfclSide
 from toolgrade.bfcl._mt_lockstep import lockstep_allowed, same_calls
@@ -48,7 +48,6 @@ if TYPE_CHECKING:
     from toolgrade.suite import Conversation, Suite
 
 __all__ = [
-    "ENVIRONMENT_CLASS",
     "MODEL_NAME",
     "MultiTurnEntry",
     "MultiTurnVerdict",
@@ -61,8 +60,6 @@ __all__ = [
 
 MODEL_NAME = "toolgrade"
 """The model name BFCL's instance names are built from, unless one is given."""
-ENVIRONMENT_CLASS = "toolgrade.bfcl._mt_apis:BfclApis"
-"""The environment class of the conversations the `bfcl` profile judges BFCL's way."""
 
 ErrorType = Literal[
     "multi_turn:inference_error",
@@ -220,10 +217,9 @@ def _check(
         for step in decoded[index]:
             model = model or side(model_name)
             all_results.extend(model.execute(step))
-        if lockstep and same_calls([c for step in decoded[index] for c in step], calls):
-            continue  # the ground truth's instances and results would be the model's own
         if truth is None:
-            lockstep = False
+            if lockstep and same_calls([c for step in decoded[index] for c in step], calls):
+                continue  # the ground truth's instances and results would be the model's own
             truth = side(model_name + "_ground_truth")
             for earlier in entry.ground_truth[:index]:
                 truth.execute(earlier)

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import copy
 import inspect
 import json
 import re
@@ -32,7 +31,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from typing import Any
 
-from toolgrade.bfcl._mt_apis import STATELESS_CLASSES, bfcl_api_classes
+from toolgrade.bfcl._mt_apis import bfcl_api_classes, new_instance
 from toolgrade.bfcl._mt_decode import DecodeError, literal_arithmetic
 
 __all__ = ["BfclSide", "instance_name", "result_string"]
@@ -70,18 +69,6 @@ def result_string(value: object) -> str:
         except Exception:
             return str(value)
     return str(value)
-
-
-def _plain_copy(value: Any) -> Any:
-    """`copy.deepcopy` of JSON data (what a scenario is), several times faster."""
-    kind = type(value)
-    if kind is dict:
-        return {k: _plain_copy(v) for k, v in value.items()}
-    if kind is list:
-        return [_plain_copy(v) for v in value]
-    if kind in (str, int, float, bool) or value is None:
-        return value
-    return copy.deepcopy(value)
 
 
 _KEYWORD = re.compile(r"\b([A-Za-z_]\w*)\s*=(?!=)")
@@ -140,10 +127,7 @@ class BfclSide:
             cls = classes.get(class_name)
             if cls is None:
                 raise ValueError(f"unknown BFCL API class {class_name!r}")
-            instance = cls()
-            if class_name not in STATELESS_CLASSES:
-                scenario = _plain_copy(initial_config.get(class_name, {}))
-                instance._load_scenario(scenario, long_context=long_context)
+            instance = new_instance(cls, class_name, initial_config, long_context=long_context)
             name = instance_name(f"{model_name}_eval", entry_id, class_name)
             self.instances[class_name] = instance
             self._by_name[name] = instance

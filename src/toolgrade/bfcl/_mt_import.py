@@ -27,14 +27,18 @@ from toolgrade._json import JsonObject, JsonValue
 from toolgrade._vocab import ToolCall
 from toolgrade.bfcl._data import BfclData, MultiTurnCategory
 from toolgrade.bfcl._import import tool_from_bfcl
-from toolgrade.bfcl._mt_apis import BfclApis, bfcl_api_classes, is_long_context
+from toolgrade.bfcl._mt_apis import (
+    ENVIRONMENT_CLASS,
+    BfclApis,
+    bfcl_api_classes,
+    is_long_context,
+)
 from toolgrade.errors import InputError
 from toolgrade.suite import Conversation, PythonEnvironment, ReferenceTurn, Suite, ToolSpec, Turn
 
 __all__ = [
     "ADDED_FUNCTIONS_PROMPT",
     "ENVIRONMENT",
-    "ENVIRONMENT_CLASS",
     "MAX_STEPS",
     "BfclMultiTurnEntry",
     "bind_ground_truth",
@@ -52,8 +56,6 @@ ADDED_FUNCTIONS_PROMPT = "I have updated some more functions you can choose from
 held-out turn, when the withheld functions are offered."""
 ENVIRONMENT = "bfcl"
 """The environment name the conversations use."""
-ENVIRONMENT_CLASS = "toolgrade.bfcl._mt_apis:BfclApis"
-"""The Python class of that environment."""
 MAX_STEPS = 21
 """Replies allowed in one turn: BFCL force-quits a turn once more than its
 `MAXIMUM_STEP_LIMIT` (20) steps with calls ran, i.e. after the 21st."""

@@ -307,10 +307,11 @@ def read_bfcl_results(path: str | Path, *, style: Style | None = None) -> BfclRe
             )
         rows.append((number, row))
     multi = [r["result"] for _, r in rows if is_multi_turn(str(r["id"]), r["result"])]
-    chosen = style or result_style(multi)
-    if not multi:
-        single = [r["result"] for _, r in rows]
-        chosen = style or ("fc" if any(isinstance(r, list) for r in single) else "prompting")
+    if multi:
+        chosen = style or result_style(multi)
+    else:
+        calls = any(isinstance(r["result"], list) for _, r in rows)
+        chosen = style or ("fc" if calls else "prompting")
     out: list[ReplayRecord] = []
     for number, row in rows:
         case_id, result = str(row["id"]), row["result"]

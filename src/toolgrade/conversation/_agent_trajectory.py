@@ -28,7 +28,7 @@ from toolgrade.backends._trajectory import MAX_MESSAGES, message_text, message_t
 from toolgrade.extract import extract_calls
 from toolgrade.extract._common import MAX_CALLS, MAX_OUTPUT_CHARS, check_bounds, loads_fast
 
-__all__ = ["MAX_ID_CHARS", "steps_from_messages", "trajectory_calls"]
+__all__ = ["MAX_ID_CHARS", "steps_from_messages", "trajectory_calls", "turn_start"]
 
 MAX_ID_CHARS = 256
 """A call id longer than this is not kept (the call gets a generated id)."""
@@ -223,7 +223,7 @@ class _Reader:
         return tuple(d.step() for d in self.drafts), self.reply
 
 
-def _turn_start(messages: Sequence[object]) -> int:
+def turn_start(messages: Sequence[object]) -> int:
     """The index after the last user message that is the user speaking (not tool results)."""
     for i in range(min(len(messages), MAX_MESSAGES) - 1, -1, -1):
         message = messages[i]
@@ -274,7 +274,7 @@ def steps_from_messages(
     if not isinstance(messages, Sequence) or isinstance(messages, str | bytes):
         note = f"the trajectory is not a list of messages ({type(messages).__name__})"
         return (Step(extraction_errors=(note,)),), None
-    start = _turn_start(messages) if last_turn else 0
+    start = turn_start(messages) if last_turn else 0
     for i, message in enumerate(messages[start:], start):
         if i >= MAX_MESSAGES:
             reader.note(f"more than {MAX_MESSAGES} messages: the rest are not read")

@@ -26,7 +26,7 @@ from toolgrade._transcript import ConversationMode, Exchange, Step
 from toolgrade._vocab import ToolCall
 from toolgrade.backends import Backend, ChatReply, ChatRequest, NameMap
 from toolgrade.backends._http import RetryEvent, RetryLog
-from toolgrade.conversation._agent_trajectory import steps_from_messages
+from toolgrade.conversation._agent_trajectory import steps_from_messages, turn_start
 from toolgrade.conversation._environments import environment_factory
 from toolgrade.conversation._judge import (
     ConversationVerdict,
@@ -313,10 +313,7 @@ class ConversationRunner:
             last = taken[-1].model_copy(update={k: v for k, v in timing.items() if v is not None})
             taken = (*taken[:-1], last)
         steps.extend(taken)
-        users = [
-            i for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "user"
-        ]
-        for message in messages[users[-1] + 1 if users else 0 :]:
+        for message in messages[turn_start(messages) :]:
             if isinstance(message, dict) and message.get("role") in ("assistant", "tool"):
                 live.messages.append(dict(message))
         return TurnRun(index=index, user=user, steps=tuple(steps), reply=text)

@@ -19,7 +19,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "toolgrade"
 ROOT = "toolgrade"
 # `match` is value equality and alignment: it must know values, not suites, verdicts
 # or the runs and benchmarks built on them.
-MATCH_MUST_NOT_IMPORT = ("suite", "judge", "bfcl", "runner")
+MATCH_MUST_NOT_IMPORT = ("suite", "_judge", "bfcl", "runner")
 # `_vocab` is the bottom layer (ToolCall, Mismatch, Status, PairKind, Rubric): every
 # node may import it, so it may import nothing of toolgrade but `_json`.
 BOTTOM = "_vocab"
@@ -142,13 +142,13 @@ def graph() -> dict[str, set[str]]:
 
 
 def test_import_graph_covers_the_package(graph: dict[str, set[str]]) -> None:
-    for node in ("match", "judge", "bfcl", "suite", "runner", "results", "compare", "agent"):
+    for node in ("match", "_judge", "bfcl", "suite", "runner", "results", "compare", "agent"):
         assert node in graph, node
     for node in (BOTTOM, ROOT):
         assert node in graph, node
     # The bfcl profile plugs into judge; judge finds it by name, never by an import.
-    assert "judge" in graph["bfcl"]
-    assert "bfcl" not in graph["judge"]
+    assert "_judge" in graph["bfcl"]
+    assert "bfcl" not in graph["_judge"]
 
 
 def test_import_graph_has_no_cycle(graph: dict[str, set[str]]) -> None:
@@ -189,7 +189,7 @@ def test_import_graph_skips_type_checking_imports(tmp_path: Path) -> None:
     tree = ast.parse(
         "from typing import TYPE_CHECKING\n"
         "if TYPE_CHECKING:\n    from toolgrade.suite import Case\n"
-        "def f():\n    from toolgrade.judge import judge\n"
+        "def f():\n    from toolgrade._judge import judge\n"
     )
     found = [n.module for n in _runtime_nodes(tree) if isinstance(n, ast.ImportFrom)]
-    assert found == ["typing", "toolgrade.judge"]
+    assert found == ["typing", "toolgrade._judge"]

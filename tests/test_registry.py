@@ -150,7 +150,7 @@ def test_builtin_backends_reports_profiles_and_matchers_are_listed() -> None:
     builtin = {"llamacpp", "lmstudio", "ollama", "openai", "python", "replay", "sglang", "vllm"}
     assert builtin <= set(providers())
     assert report_formats()[: len(REPORT_FORMATS)] == list(REPORT_FORMATS)
-    assert toolgrade.judge.__module__ == "toolgrade.judge"
+    assert toolgrade.judge.__module__ == "toolgrade._judge"
     assert matchers.matcher_names()[: len(MATCHER_NAMES)] == list(MATCHER_NAMES)
 
 

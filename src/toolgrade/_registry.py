@@ -18,8 +18,6 @@ adds the format `foo` without any change to toolgrade. Nothing is read at import
 from __future__ import annotations
 
 import importlib
-import importlib.metadata
-import logging
 import threading
 from collections.abc import Callable, Iterator
 from typing import Generic, TypeVar
@@ -29,8 +27,6 @@ from toolgrade.errors import ConfigError
 __all__ = ["Registry", "load_target", "reset_plugins"]
 
 T = TypeVar("T")
-
-logger = logging.getLogger(__name__)
 
 _ALL: list[Registry[object]] = []
 
@@ -179,9 +175,16 @@ class Registry(Generic[T]):
         with self._loading:
             if self._loaded:
                 return
+            # Imported here, not at the top: `importlib.metadata` and `logging` are slow
+            # to import, and most commands never read a group (score_calls reads none).
+            import importlib.metadata
+            import logging
+
             for point in importlib.metadata.entry_points(group=self.group):
                 if point.name in self._entries:
-                    logger.debug("%s %r: the registered one wins", self.kind, point.name)
+                    logging.getLogger(__name__).debug(
+                        "%s %r: the registered one wins", self.kind, point.name
+                    )
                     continue
                 self._entries[point.name] = point.value
                 self._plugins.add(point.name)

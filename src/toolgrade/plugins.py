@@ -32,6 +32,7 @@ Examples:
 
 from __future__ import annotations
 
+from toolgrade._judge import JudgeFn, register_profile
 from toolgrade._vocab import ToolCall
 from toolgrade.backends import (
     Backend,
@@ -51,7 +52,6 @@ from toolgrade.extract import (
 )
 from toolgrade.extract._registry import PlacedFormat, register_format
 from toolgrade.extract._types import ParseFn
-from toolgrade.judge import JudgeFn, register_profile
 from toolgrade.match._evaluate import MatchContext
 from toolgrade.match._matchers import Matcher, MatcherSpec, register_matcher
 from toolgrade.report import ReportInput, ReportWriter, register_report

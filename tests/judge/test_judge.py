@@ -23,8 +23,8 @@ from toolgrade import (
     ToolSpec,
 )
 from toolgrade import judge as judge_module_attr
+from toolgrade._judge import JudgeFn, judge, profile_reads_any_name, profiles, register_profile
 from toolgrade._registry import Registry
-from toolgrade.judge import JudgeFn, judge, profile_reads_any_name, profiles, register_profile
 
 SEARCH = ToolSpec(
     name="search",
@@ -208,7 +208,7 @@ def test_judge_builtin_profile_imported_lazily(
         textwrap.dedent(
             """
             from toolgrade import CaseResult, Status
-            from toolgrade.judge import register_profile
+            from toolgrade._judge import register_profile
 
             def fake(case, actual, *, tools, rubric=None, strict=False):
                 return CaseResult(case_id=case.id, status=Status.WRONG_TOOL, score=0.0)

@@ -64,7 +64,7 @@ def judge_calls(
     Raises:
         InputError: the case, the tools or the calls are malformed.
     """
-    from toolgrade.judge import judge
+    from toolgrade._judge import judge
 
     the_case = _case(case)
     specs = _specs(tools) if tools is not None else None

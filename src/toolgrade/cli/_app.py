@@ -1,28 +1,39 @@
-"""The root command group, error mapping and command registration."""
+"""The root command group, error mapping and command table."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
 import typer
-from typer.core import TyperGroup, TyperOption
+from typer.core import TyperOption
 
 import toolgrade
-from toolgrade.cli import (
-    _compare,
-    _doctor,
-    _extract,
-    _import,
-    _mcp,
-    _report,
-    _run,
-    _runs,
-    _score,
-    _suite,
-)
+from toolgrade.cli._lazy import LazyGroup
+from toolgrade.cli._main import resume_collector, version_line
 from toolgrade.errors import FileSystemError
 
-__all__ = ["app", "main"]
+__all__ = ["COMMANDS", "app"]
+
+COMMANDS = {
+    "run": "toolgrade.cli._run:run",
+    "evaluate": "toolgrade.cli._run:evaluate",
+    "doctor": "toolgrade.cli._doctor:doctor",
+    "score": "toolgrade.cli._score:score",
+    "extract": "toolgrade.cli._extract:extract",
+    "mcp": "toolgrade.cli._mcp:mcp",
+    "report": "toolgrade.cli._report:report",
+    "compare": "toolgrade.cli._compare:compare",
+    "sweep": "toolgrade.cli._sweep:sweep",
+    "suite": "toolgrade.cli._suite:app",
+    "runs": "toolgrade.cli._runs:app",
+    "import": "toolgrade.cli._import:app",
+}
+"""Every command: name -> `module:attribute`, a function or a `typer.Typer` (a group).
+
+In the order `toolgrade --help` lists them: typer listed the single commands first, then
+the groups, when they were registered eagerly, and the listing stays as it was. A
+command's module is imported only when the command is looked up (`cli/_lazy.py`).
+"""
 
 
 def _fail(exc: toolgrade.ToolgradeError) -> typer.Exit:
@@ -30,13 +41,15 @@ def _fail(exc: toolgrade.ToolgradeError) -> typer.Exit:
     return typer.Exit(exc.exit_code)
 
 
-class _Group(TyperGroup):
+class _Group(LazyGroup):
     """Maps every `ToolgradeError` and `OSError` to a one-line message and its exit code.
 
     An `OSError` that nothing translated on the way (a full disk, a permission, a
     read-only file system) becomes a `FileSystemError` here: one line naming the file
     and the reason, exit code 2, instead of a traceback.
     """
+
+    lazy_commands = COMMANDS
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -83,7 +96,7 @@ app = typer.Typer(
 
 def _show_version(value: bool) -> None:
     if value:
-        typer.echo(f"toolgrade {toolgrade.__version__}")
+        typer.echo(version_line())
         raise typer.Exit()
 
 
@@ -95,21 +108,6 @@ def _root(
     ] = False,
 ) -> None:
     """Measure how correctly a language model or an agent calls tools."""
-
-
-app.command("run")(_run.run)
-app.command("evaluate")(_run.evaluate)
-app.command("doctor")(_doctor.doctor)
-app.command("score")(_score.score)
-app.command("extract")(_extract.extract)
-app.command("mcp")(_mcp.mcp)
-app.command("report")(_report.report)
-app.add_typer(_suite.app, name="suite")
-app.add_typer(_runs.app, name="runs")
-app.command("compare")(_compare.compare)
-app.add_typer(_import.app, name="import")
-
-
-def main() -> None:
-    """Run the command line (the `toolgrade` console script)."""
-    app()
+    # The command is resolved (imported) and about to parse its options and run: the
+    # start is over (see `PausedCollector`).
+    resume_collector()

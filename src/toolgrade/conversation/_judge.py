@@ -1,6 +1,6 @@
 """Judging a conversation: each turn, each end check, the score and the first failure.
 
-A turn that states calls is judged like a single case (`toolgrade.judge.judge`, with
+A turn that states calls is judged like a single case (`toolgrade._judge.judge`, with
 the tools offered in that turn); its `reply` is compared with the turn's final text.
 A turn fails on a failed request, on reaching its step limit, or on what it stated.
 The conversation passes when every deciding check holds (`Conversation.deciding`);

@@ -1,6 +1,6 @@
 """Judging one turn of a conversation: its calls, its reply, its step limit.
 
-A turn that states calls is judged like a single case (`toolgrade.judge.judge`) with
+A turn that states calls is judged like a single case (`toolgrade._judge.judge`) with
 the tools offered in that turn; its calls are those of all its steps, in order. A
 turn fails on a failed request, on reaching its step limit, or on what it stated;
 its cause is the first that applies of: `timeout`/`error`, `parse_error`,
@@ -15,12 +15,12 @@ import json
 from typing import get_args
 
 from toolgrade._json import JsonValue
+from toolgrade._judge import judge
 from toolgrade._transcript import Exchange, FailureCause, TurnPair, TurnResult
 from toolgrade._vocab import ToolCall
 from toolgrade.conversation._trajectory import describe_call
 from toolgrade.conversation._types import TurnRun
 from toolgrade.extract import Extraction, ExtractionProblem, ExtractionProblemReason
-from toolgrade.judge import judge
 from toolgrade.match import MatchOptions, compare_values
 from toolgrade.results import CaseResult, Status
 from toolgrade.suite import Case, Conversation, Suite, SuiteDefaults, Turn

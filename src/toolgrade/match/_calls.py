@@ -1,6 +1,6 @@
 """Judging a list of actual calls against one expectation: pairing, status, score.
 
-The judge (`toolgrade.judge`) asks `CallJudge` for a `Verdict` on the primary
+The judge (`toolgrade._judge`) asks `CallJudge` for a `Verdict` on the primary
 expectation and on each alternative. Work that depends only on an actual call (its
 schema coercion and validation) is done once per call, however many expectations
 and pairs it takes part in.

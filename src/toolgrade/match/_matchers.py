@@ -13,13 +13,12 @@ no lookaround; a pattern it cannot compile is a suite error when the suite loads
 
 from __future__ import annotations
 
-import logging
 import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Literal, Protocol, get_args
+from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
 
 from toolgrade._json import JsonValue
 from toolgrade._registry import Registry
@@ -28,10 +27,10 @@ from toolgrade.errors import ConfigError
 if TYPE_CHECKING:
     from toolgrade.match._evaluate import MatchContext, Problem
 
-try:
-    import re2  # type: ignore[import-untyped]
-except ImportError:  # pragma: no cover - google-re2 ships wheels for the supported platforms
-    re2 = None
+_NOT_IMPORTED: Any = object()
+re2: Any = _NOT_IMPORTED
+"""The `re2` module (google-re2), None when it cannot be imported; imported by the first
+`$regex` compiled (`_re2_module`), since most comparisons have none and it is slow to load."""
 
 __all__ = [
     "JSON_TYPES",
@@ -72,8 +71,6 @@ JSON_TYPES = ("string", "integer", "number", "boolean", "array", "object", "null
 
 _DEFAULT_TOL = 1e-6
 
-logger = logging.getLogger(__name__)
-
 _NEVER = "(?!)"
 """The usual never-matching pattern (BFCL imports write it); RE2 has no lookahead."""
 _RE2_NEVER = r"[^\x00-\x{10FFFF}]"
@@ -85,8 +82,9 @@ FALLBACK_MAX_PATTERN = 1_000
 FALLBACK_MAX_TEXT = 10_000
 """Without RE2: the longest text matched, in characters; a longer one does not match."""
 # What RE2 refuses and Python accepts, so that a suite is valid on both: lookaround,
-# backreferences (`\1`, `(?P=name)`) and atomic groups.
-_NOT_RE2 = re.compile(r"\(\?(?:=|!|<=|<!|P=|>)|(?<!\\)(?:\\\\)*\\[1-9]")
+# backreferences (`\1`, `(?P=name)`) and atomic groups. Compiled (and cached by `re`)
+# on first use: only the fallback without RE2 needs it.
+_NOT_RE2 = r"\(\?(?:=|!|<=|<!|P=|>)|(?<!\\)(?:\\\\)*\\[1-9]"
 
 
 class RegexPattern(Protocol):
@@ -326,11 +324,12 @@ def compiled(pattern: str) -> RegexPattern:
         >>> compiled("(a+)+b").fullmatch("a" * 10_000) is None
         True
     """
-    if re2 is None:  # pragma: no cover - exercised by monkeypatching `re2` away
+    module = _re2_module()
+    if module is None:  # pragma: no cover - exercised by monkeypatching `re2` away
         return _fallback(pattern)
     try:
-        return re2.compile(_RE2_NEVER if pattern == _NEVER else pattern, _re2_options())  # type: ignore[no-any-return]
-    except re2.error as exc:
+        return module.compile(_RE2_NEVER if pattern == _NEVER else pattern, _re2_options())  # type: ignore[no-any-return]
+    except module.error as exc:
         raw = exc.args[0] if exc.args else exc
         message = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
         what, _, where = message.partition(": ")  # RE2 says `missing ): (`
@@ -338,9 +337,21 @@ def compiled(pattern: str) -> RegexPattern:
         raise ValueError(f"{what} at '{where}'{hint}" if where else what + hint) from None
 
 
+def _re2_module() -> Any:
+    """The `re2` module, imported on first use; None when google-re2 cannot be imported."""
+    global re2
+    if re2 is _NOT_IMPORTED:
+        try:
+            import re2 as module  # type: ignore[import-untyped]
+        except ImportError:  # pragma: no cover - google-re2 ships wheels for the platforms
+            module = None
+        re2 = module
+    return re2
+
+
 @lru_cache(maxsize=1)
 def _re2_options() -> object:
-    options = re2.Options()
+    options = _re2_module().Options()
     options.log_errors = False  # the error is reported as a suite problem instead
     return options
 
@@ -358,10 +369,14 @@ class _Bounded:
 
 
 def _fallback(pattern: str) -> RegexPattern:
-    logger.warning("google-re2 cannot be imported: $regex uses Python's re, with length bounds")
+    import logging  # here: only this rare path logs, and `logging` is slow to import
+
+    logging.getLogger(__name__).warning(
+        "google-re2 cannot be imported: $regex uses Python's re, with length bounds"
+    )
     if len(pattern) > FALLBACK_MAX_PATTERN:
         raise ValueError(f"longer than {FALLBACK_MAX_PATTERN} characters")
-    if pattern != _NEVER and _NOT_RE2.search(pattern):
+    if pattern != _NEVER and re.search(_NOT_RE2, pattern):
         raise ValueError("not RE2 syntax" + _RE2_HINT)
     try:
         return _Bounded(re.compile(pattern))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade._vocab import REQUIRED_BY_SCHEMA, Mismatch, MismatchReason
@@ -22,8 +23,28 @@ from toolgrade.match._coerce import (
     normalise_path,
     trim_rule,
 )
-from toolgrade.match._evaluate import accepts_absent, evaluate
-from toolgrade.match._matchers import parse_matcher
+
+if TYPE_CHECKING:
+    from toolgrade.match._evaluate import accepts_absent, evaluate
+    from toolgrade.match._matchers import parse_matcher
+else:
+    # Stand-ins that import the matcher modules on first use and put the real functions
+    # in their place (`_import_matchers`): plain equality (`score_calls`) never reads
+    # matchers, and their modules (a registry, dataclasses) are a noticeable part of the
+    # start of `toolgrade score`. After the first call, the names are the real functions.
+
+    def parse_matcher(value):
+        _import_matchers()
+        return parse_matcher(value)
+
+    def evaluate(*args, **kwargs):
+        _import_matchers()
+        return evaluate(*args, **kwargs)
+
+    def accepts_absent(matcher):
+        _import_matchers()
+        return accepts_absent(matcher)
+
 
 __all__ = [
     "DEEP_EQUALITY",
@@ -279,3 +300,10 @@ class _Walker:
         if self.options.semantic and schema and "default" in schema:
             return not self.trial(expected, schema["default"], path, schema=schema, name=name)
         return False
+
+
+def _import_matchers() -> None:
+    """Replace the stand-ins `parse_matcher`, `evaluate` and `accepts_absent` by the real ones."""
+    global parse_matcher, evaluate, accepts_absent
+    from toolgrade.match._evaluate import accepts_absent, evaluate
+    from toolgrade.match._matchers import parse_matcher

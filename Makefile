@@ -11,7 +11,7 @@ endif
 PY := $(BIN)/python
 STAMP := $(VENV)/.installed-dev
 
-.PHONY: run test lint typecheck pytest bench clean browser bfcl-verdicts e2e
+.PHONY: run test lint typecheck pytest bench clean browser bfcl-venv bfcl-verdicts bench-peers e2e
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -80,13 +80,28 @@ ifeq ($(OS),Windows_NT)
 else
   BFCL_PY := $(BFCL_VENV)/bin/python
 endif
-bfcl-verdicts:
+bfcl-venv:
 	$(PYTHON) -m venv $(BFCL_VENV)
 	$(BFCL_PY) -m pip install --quiet --no-deps "bfcl-eval==2026.3.23"
 	$(BFCL_PY) -m pip install --quiet "tree_sitter==0.21.3" "tree-sitter-java==0.21.0" \
 	  "tree-sitter-javascript==0.21.4" tenacity "filelock==3.20.0" "mpmath==1.3.0"
+
+bfcl-verdicts: bfcl-venv
 	$(BFCL_PY) scripts/bfcl_verdicts.py --out tests/data/bfcl/corpus.jsonl.gz \
 	  --multi-turn-out tests/data/bfcl/multi_turn_corpus.jsonl.gz
 
+# The peers the benchmarks compare with, each in its own venv (never a dependency):
+# bfcl-eval's checkers (as for bfcl-verdicts, without recording) and ragas' ToolCallF1
+# (langchain-community 0.4 dropped a module ragas 0.4.3 imports at start-up).
+RAGAS_VENV ?= .venv-ragas
+ifeq ($(OS),Windows_NT)
+  RAGAS_PY := $(RAGAS_VENV)/Scripts/python
+else
+  RAGAS_PY := $(RAGAS_VENV)/bin/python
+endif
+bench-peers: bfcl-venv
+	$(PYTHON) -m venv $(RAGAS_VENV)
+	$(RAGAS_PY) -m pip install --quiet "ragas==0.4.3" "langchain-community<0.4"
+
 clean:
-	$(PYTHON) -c "import shutil; [shutil.rmtree(p, ignore_errors=True) for p in ('$(VENV)', '$(E2E_VENV)', '.e2e', '.pytest_cache', '.mypy_cache', '.ruff_cache')]"
+	$(PYTHON) -c "import shutil; [shutil.rmtree(p, ignore_errors=True) for p in ('$(VENV)', '$(E2E_VENV)', '$(BFCL_VENV)', '$(RAGAS_VENV)', '.e2e', '.pytest_cache', '.mypy_cache', '.ruff_cache')]"

@@ -92,7 +92,10 @@ def read_calls(values: object, side: str) -> RawCalls:
     Raises:
         InputError: `values` is not a list, or one item is not a call (named by index).
     """
-    if isinstance(values, str | bytes | Mapping) or not isinstance(values, Sequence):
+    # A plain list first: the ABC checks below cost a sixth of scoring a short list.
+    if type(values) is not list and (
+        isinstance(values, str | bytes | Mapping) or not isinstance(values, Sequence)
+    ):
         raise InputError(f"{side}: must be a list of calls, got {kind_of(values)}")
     calls = RawCalls([], [], {})
     names, arguments = calls.names, calls.arguments

@@ -17,12 +17,13 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Literal, NamedTuple
 
 from toolgrade._json import JsonObject
+
+# score_calls re-uses match's equality and alignment (through `_pairing`), so that it and
+# the judge can never disagree on them.
+from toolgrade._pairing import Pairs, pair_calls, pair_calls_general
 from toolgrade._toolcall import RawCalls, as_call, as_calls, read_calls
 from toolgrade._vocab import Mismatch, ToolCall
-
-# score_calls re-uses match's equality and alignment, so that it and the judge can never
-# disagree on them.
-from toolgrade.match import DEEP_EQUALITY, align, compare_arguments, same_arguments
+from toolgrade.match import DEEP_EQUALITY, compare_arguments
 
 __all__ = ["AccuracyScore", "CallPair", "ToolCall", "as_call", "as_calls", "score_calls"]
 
@@ -318,33 +319,39 @@ def score_calls(
     """
     exp = read_calls(expected, side="expected")
     act = read_calls(actual, side="actual")
+    if order == "strict":
+        return _result(exp, act, pair_calls_general(exp, act, ordered=True))
+    return _result(exp, act, pair_calls(exp, act))
+
+
+def _score_general(
+    expected: Sequence[object],
+    actual: Sequence[object],
+    *,
+    order: Literal["any", "strict"] = "any",
+) -> AccuracyScore:
+    """`score_calls` by the definition: the full credit matrix, solved by `align`.
+
+    `score_calls` must return exactly what this returns (the same pairs, not only the same
+    numbers); tests/test_calls_pairing.py holds them together.
+    """
+    exp = read_calls(expected, side="expected")
+    act = read_calls(actual, side="actual")
+    return _result(exp, act, pair_calls_general(exp, act, ordered=order == "strict"))
+
+
+def _result(exp: RawCalls, act: RawCalls, pairs: Pairs) -> AccuracyScore:
+    """Count the classified calls into precision, recall and F1."""
+    correct, incorrect, missed, extra = pairs
     n_exp, n_act = len(exp.names), len(act.names)
-    # Lexicographic objective: one correct pair outweighs every same-name pair.
-    big = float(min(n_exp, n_act) + 1)
-    credit = [[0.0] * n_act for _ in range(n_exp)]
-    rows_of: dict[str, list[int]] = {}
-    for i, name in enumerate(exp.names):
-        rows_of.setdefault(name, []).append(i)
-    # Only calls of the same tool are compared; `same_arguments` holds exactly when
-    # `compare_arguments(..., options=DEEP_EQUALITY)` finds no difference.
-    exp_args, act_args = exp.arguments, act.arguments
-    for j, name in enumerate(act.names):
-        for i in rows_of.get(name, ()):
-            credit[i][j] = big if same_arguments(exp_args[i], act_args[j]) else 1.0
-    pairs = align(credit, ordered=order == "strict")
-    correct = [(i, j) for i, j in pairs if credit[i][j] == big]
-    incorrect = [(i, j) for i, j in pairs if credit[i][j] != big]
-    paired_exp = {i for i, _ in pairs}
-    paired_act = {j for _, j in pairs}
     n_ok = len(correct)
-    precision = n_ok / n_act if n_act else 0.0
-    recall = n_ok / n_exp if n_exp else 0.0
-    if not n_exp and not n_act:
-        precision = recall = f1 = 1.0
+    if n_ok:
+        precision, recall = n_ok / n_act, n_ok / n_exp
+        f1 = 2 * precision * recall / (precision + recall)
+    elif n_exp or n_act:
+        precision = recall = f1 = 0.0
     else:
-        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    missed = [i for i in range(n_exp) if i not in paired_exp]
-    extra = [j for j in range(n_act) if j not in paired_act]
+        precision = recall = f1 = 1.0
     scored = _Scored(
         exp, act, correct, incorrect, missed, extra, n_exp, n_act, precision, recall, f1
     )

@@ -10,7 +10,7 @@ import itertools
 import math
 from collections.abc import Sequence
 
-__all__ = ["align"]
+__all__ = ["align", "distinct_maxima", "first_best", "solve_block"]
 
 
 def align(credit: Sequence[Sequence[float]], *, ordered: bool = False) -> list[tuple[int, int]]:
@@ -46,7 +46,7 @@ def align(credit: Sequence[Sequence[float]], *, ordered: bool = False) -> list[t
 
 def _align_any(credit: Sequence[Sequence[float]]) -> list[tuple[int, int]]:
     n_rows, n_cols = len(credit), len(credit[0])
-    quick = _distinct_maxima(credit)
+    quick = distinct_maxima(credit)
     if quick is not None:
         return quick
     # Union-find over rows (0..n_rows-1) and columns (n_rows..): one block per component.
@@ -69,17 +69,27 @@ def _align_any(credit: Sequence[Sequence[float]]) -> list[tuple[int, int]]:
         blocks.setdefault(find(n_rows + j), ([], []))[1].append(j)
     pairs: list[tuple[int, int]] = []
     for rows, cols in blocks.values():
-        if not rows or not cols:
-            continue
-        if len(rows) == 1 or len(cols) == 1:
-            best = max(((i, j) for i in rows for j in cols), key=lambda p: credit[p[0]][p[1]])
-            pairs.append(best)
-            continue
-        pairs.extend(_solve_block(credit, rows, cols))
+        if rows and cols:
+            pairs.extend(solve_block(credit, rows, cols))
     return [(i, j) for i, j in pairs if credit[i][j] > 0]
 
 
-def _distinct_maxima(credit: Sequence[Sequence[float]]) -> list[tuple[int, int]] | None:
+def solve_block(
+    credit: Sequence[Sequence[float]], rows: list[int], cols: list[int]
+) -> list[tuple[int, int]]:
+    """The optimal pairs of one block: rows and columns (both ascending, neither empty).
+
+    A single row takes its first best column, a single column its first best row; other
+    blocks are searched exhaustively (keeping the first best candidate) or solved by
+    scipy (see `first_best`).
+    """
+    if len(rows) == 1 or len(cols) == 1:
+        best = max(((i, j) for i in rows for j in cols), key=lambda p: credit[p[0]][p[1]])
+        return [best]
+    return _solve_block(credit, rows, cols)
+
+
+def distinct_maxima(credit: Sequence[Sequence[float]]) -> list[tuple[int, int]] | None:
     """Give each row with credit its own column that reaches the row's maximum.
 
     Every assignment is worth at most the sum of the row maxima, so when each such row
@@ -87,6 +97,10 @@ def _distinct_maxima(credit: Sequence[Sequence[float]]) -> list[tuple[int, int]]
     optimal (the common case of calls that are mostly right, duplicates included: rows
     with the fewest best columns choose first). Otherwise return None and leave the
     block to the exact solvers.
+
+    `score_calls`' fast path (`toolgrade._pairing`) reproduces the pairs this picks, and
+    those of `solve_block`: a change to either tie-break must change it too (the property
+    tests in tests/test_calls_pairing.py tell).
     """
     options: list[tuple[int, int, list[int]]] = []
     for i, row in enumerate(credit):
@@ -115,11 +129,22 @@ _ENUMERATION_LIMIT = 120
 """Largest number of candidate assignments tried one by one; bigger blocks go to scipy."""
 
 
+def first_best(n_rows: int, n_cols: int) -> bool:
+    """Whether `solve_block` returns the first best candidate on a block of this size.
+
+    Candidates are the pairings of every row of the smaller side, in the order of
+    `itertools.permutations` over the larger side's positions: a single row or column is
+    searched so, and so are blocks small enough to try every candidate; scipy solves the rest.
+    """
+    small, large = sorted((n_rows, n_cols))
+    return small == 1 or math.perm(large, small) <= _ENUMERATION_LIMIT
+
+
 def _solve_block(
     credit: Sequence[Sequence[float]], rows: list[int], cols: list[int]
 ) -> list[tuple[int, int]]:
     small, large = (rows, cols) if len(rows) <= len(cols) else (cols, rows)
-    if math.perm(len(large), len(small)) <= _ENUMERATION_LIMIT:
+    if first_best(len(rows), len(cols)):
         # Exhaustive search: exact, and far cheaper than scipy's call overhead at this size.
         def value(chosen: tuple[int, ...]) -> float:
             pairs = zip(small, chosen, strict=True)

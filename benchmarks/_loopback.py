@@ -6,6 +6,8 @@ chat completion from the request body; `GET` requests get the model list.
 
     with loopback("bench_runner:answer") as port:
         ...  # http://127.0.0.1:{port}/v1
+
+`loopbacks(answer, n)` runs `n` of them (one process each), for several endpoints.
 """
 
 from __future__ import annotations
@@ -92,15 +94,30 @@ async def _serve(answer: Answer) -> None:
 def loopback(answer: str) -> Iterator[int]:
     """Run the server in a child process; yield its port. `answer` is `module:function`
     of a module in this folder."""
+    with loopbacks(answer, 1) as ports:
+        yield ports[0]
+
+
+@contextlib.contextmanager
+def loopbacks(answer: str, n: int) -> Iterator[list[int]]:
+    """Run `n` servers, each in its own child process; yield their ports."""
     here = str(Path(__file__).resolve().parent)
     code = f"import sys; sys.path.insert(0, {here!r}); import _loopback; _loopback.main({answer!r})"
-    server = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    servers = [
+        subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+        for _ in range(n)
+    ]
     try:
-        assert server.stdout is not None
-        yield int(server.stdout.readline())
+        ports = []
+        for server in servers:
+            assert server.stdout is not None
+            ports.append(int(server.stdout.readline()))
+        yield ports
     finally:
-        server.terminate()
-        server.wait()
+        for server in servers:
+            server.terminate()
+        for server in servers:
+            server.wait()
 
 
 def main(answer: str) -> None:
@@ -133,17 +150,21 @@ class Timed:
     """Peak memory before the run (imports and the suite)."""
 
 
-def timed_run(answer: str, make_suite: Callable[[], Any], *, concurrency: int) -> Timed:
-    """Run the suite `make_suite()` builds against the loopback server, in a fresh home."""
-    with loopback(answer) as port, tempfile.TemporaryDirectory() as home:
+def timed_run(
+    answer: str, make_suite: Callable[[], Any], *, concurrency: int, endpoints: int = 1
+) -> Timed:
+    """Run the suite `make_suite()` builds against the loopback server, in a fresh home.
+
+    With `endpoints` above 1, that many servers (one process each) share the run.
+    """
+    with loopbacks(answer, endpoints) as ports, tempfile.TemporaryDirectory() as home:
         os.environ["TOOLGRADE_HOME"] = home
         import toolgrade
 
         suite = make_suite()
         before = peak_rss_mb()
-        options = toolgrade.RunOptions(
-            base_url=f"http://127.0.0.1:{port}/v1", concurrency=concurrency, timeout=30
-        )
+        urls = tuple(f"http://127.0.0.1:{port}/v1" for port in ports)
+        options = toolgrade.RunOptions(endpoints=urls, concurrency=concurrency, timeout=30)
         started = time.perf_counter()
         run = toolgrade.run_suite(suite, "openai/bench", options=options)
         elapsed = time.perf_counter() - started

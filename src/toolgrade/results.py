@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
 from toolgrade._json import JsonObject, JsonValue
-from toolgrade._transcript import ConversationRecord
+from toolgrade._transcript import ConversationRecord, drop_empty_endpoints
 from toolgrade._vocab import Mismatch, PairKind, Rubric, Status, ToolCall
 
 __all__ = ["CaseResult", "ConversationRecord", "PairResult", "RunResult", "Status", "Verdict"]
@@ -44,7 +44,7 @@ class Verdict:
     """A judge profile's verdict on one case; `judge` makes it a `CaseResult`.
 
     The profile decides; the case's labels, the calls, the rubric and the extraction's
-    format are added by `toolgrade.judge.case_result`, the one place results are built.
+    format are added by `toolgrade._judge.case_result`, the one place results are built.
     """
 
     status: Status
@@ -116,12 +116,22 @@ class CaseResult(BaseModel):
     conversation: ConversationRecord | None = None
     """For a conversation: every turn, step, tool exchange and check (None for a case,
     and then left out of the JSON, as before the field existed)."""
+    endpoint: str | None = None
+    """With several endpoints: the one that answered (for a conversation, its last
+    request's; each step records its own). None with one server, and then left out of
+    the JSON, so that such runs read as before the field existed."""
 
     @model_serializer(mode="wrap")
     def _without_empty_conversation(self, handler: SerializerFunctionWrapHandler) -> Any:
         data = handler(self)
-        if isinstance(data, dict) and data.get("conversation", 0) is None:
-            del data["conversation"]
+        if isinstance(data, dict):
+            if data.get("endpoint", 0) is None:
+                del data["endpoint"]
+            record = data.get("conversation")
+            if record is not None:
+                drop_empty_endpoints(record)
+            elif "conversation" in data:
+                del data["conversation"]
         return data
 
 

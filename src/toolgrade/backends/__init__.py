@@ -1,7 +1,9 @@
 """Backends: the model servers a suite runs against, behind one small protocol."""
 
 from toolgrade.backends._doctor import Check, Diagnosis, adiagnose_backend, diagnose_backend
+from toolgrade.backends._endpoints import parse_endpoints, read_endpoints
 from toolgrade.backends._http import RetryPolicy, parse_retry_after
+from toolgrade.backends._pool import EndpointPool
 from toolgrade.backends._registry import (
     BackendFactory,
     create_backend,
@@ -36,6 +38,7 @@ __all__ = [
     "Check",
     "DEFAULT_MAX_TOKENS",
     "Diagnosis",
+    "EndpointPool",
     "Mode",
     "NO_RECORDED_RESPONSE",
     "NameMap",
@@ -46,9 +49,11 @@ __all__ = [
     "create_backend",
     "diagnose_backend",
     "extractable",
+    "parse_endpoints",
     "parse_model_spec",
     "parse_retry_after",
     "providers",
+    "read_endpoints",
     "register_backend",
     "replay_records",
     "safe_tool_name",

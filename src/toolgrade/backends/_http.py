@@ -133,6 +133,8 @@ class RetryLog:
     """The retries so far."""
     attempts: int = 0
     """Attempts started so far."""
+    endpoint: str | None = None
+    """With several endpoints: the one the latest request went to (set by the pool)."""
 
     def add(self, event: RetryEvent) -> None:
         """Record a retry (and tell `on_retry`)."""

@@ -98,6 +98,9 @@ def parse_model_spec(spec: str) -> tuple[str, str]:
 def create_backend(spec: str, settings: BackendSettings | None = None) -> Backend:
     """Build the backend a model specification names.
 
+    With two or more `settings.endpoints`, the backend is an `EndpointPool`: one
+    backend per endpoint, each built by the provider's factory with its `base_url`.
+
     Args:
         spec: `openai/…`, `vllm/…`, `llamacpp/…`, `lmstudio/…`, `sglang/…`, `ollama/…`,
             `replay/FILE.jsonl`, `python/module:function`, or a registered provider.
@@ -107,13 +110,29 @@ def create_backend(spec: str, settings: BackendSettings | None = None) -> Backen
         The backend (no connection is made yet).
 
     Raises:
-        ConfigError: malformed specification or unknown provider.
+        ConfigError: malformed specification, unknown provider, or several endpoints
+            for a provider without a server (`replay/`, `python/`).
         InputError: a replay file that cannot be read.
+
+    Examples:
+        >>> settings = BackendSettings(endpoints=("http://a:8000/v1", "http://b:8000/v1"))
+        >>> create_backend("vllm/Qwen/Qwen3-8B", settings).endpoints
+        ('http://a:8000/v1', 'http://b:8000/v1')
     """
     provider, model = parse_model_spec(spec)
     settings = settings or BackendSettings()
     # Only the backend in use is imported (the registry's entries are lazy).
-    return BACKENDS.get(provider)(model, settings)
+    factory = BACKENDS.get(provider)
+    if len(settings.endpoints) < 2:
+        return factory(model, settings)
+    if provider in _SERVERLESS:
+        raise ConfigError(f"{provider}/ has no server: several endpoints make no sense for it")
+    from toolgrade.backends._pool import EndpointPool
+
+    return EndpointPool.build(model, settings, factory=factory)
+
+
+_SERVERLESS = frozenset({"replay", "python"})
 
 
 def check_base_url(url: str, *, source: str = "--base-url") -> str:

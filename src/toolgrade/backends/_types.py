@@ -72,8 +72,16 @@ class BackendSettings:
     prompt_format: str = DEFAULT_FAMILY
     """The model family used in `prompt` mode (`hermes`, `llama3`, `mistral`): its tool
     prompt, how earlier calls are written, and how tool results are wrapped."""
+    endpoints: tuple[str, ...] = ()
+    """Several servers of the same model: with two or more, each request goes to the one
+    with the fewest requests in flight (`EndpointPool`), and `base_url` becomes the first.
+    One is the same as `base_url`; empty uses `base_url` alone."""
+    endpoint_concurrency: int | None = None
+    """With several endpoints: requests in flight per endpoint at most; None splits
+    `connections` evenly (rounded up), lowered to an endpoint's slots when it says."""
 
     def __post_init__(self) -> None:
+        _normalise_endpoints(self)
         if self.prompt_format not in family_names():
             raise ConfigError(
                 f"unknown prompt format {self.prompt_format!r}"
@@ -115,7 +123,37 @@ class BackendSettings:
         }
         if self.prompt_format != DEFAULT_FAMILY:
             recorded["prompt_format"] = self.prompt_format
+        if self.endpoints:
+            recorded["endpoints"] = list(self.endpoints)
+        if self.endpoint_concurrency is not None:
+            recorded["endpoint_concurrency"] = self.endpoint_concurrency
         return recorded
+
+
+def _normalise_endpoints(settings: BackendSettings) -> None:
+    """Endpoints as a tuple of distinct URLs; one endpoint is just `base_url`.
+
+    Recorded settings give a JSON list, and one endpoint must record exactly as a plain
+    `base_url` does (so that a run with one server reads as before endpoints existed).
+    """
+    put = object.__setattr__  # frozen: only here, while the value is being built
+    # Kept as given (the backend checks and tidies each URL, and names it as given when
+    # it is malformed); told apart without their trailing slash.
+    urls = tuple(str(u).strip() for u in settings.endpoints)
+    seen: set[str] = set()
+    for url in urls:
+        if url.rstrip("/") in seen:
+            raise ConfigError(f"endpoint {url} is listed twice")
+        seen.add(url.rstrip("/"))
+    if len(urls) == 1:
+        put(settings, "base_url", urls[0])
+        urls = ()
+    elif urls:
+        put(settings, "base_url", urls[0])
+    put(settings, "endpoints", urls)
+    limit = settings.endpoint_concurrency
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise ConfigError(f"endpoint concurrency must be at least 1, got {limit!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +190,8 @@ class ChatReply:
     """Time to the first streamed token; None when the reply was not streamed."""
     finish_reason: str | None = None
     """Why the server stopped (`stop`, `tool_calls`, `length`, ...); None when not told."""
+    endpoint: str | None = None
+    """The server that answered, set by an `EndpointPool` (None with one server)."""
 
 
 @dataclass(frozen=True, slots=True)

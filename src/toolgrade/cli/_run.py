@@ -73,7 +73,11 @@ def run(
     if resume is not None:
         after = post.post_run()
         loaded = toolgrade.load_suite(suite) if suite else None
-        _finish(toolgrade.resume_run(resume, suite=loaded, progress=_progress(after)), after)
+        urls = request.urls() or None  # other servers than the recorded ones
+        resumed = toolgrade.resume_run(
+            resume, suite=loaded, progress=_progress(after), endpoints=urls
+        )
+        _finish(resumed, after)
         return
     if suite is None or model is None:
         post.post_run()  # a bad --report is the first error, as in a full run
@@ -117,6 +121,7 @@ def _run_and_report(
     """Run the selected cases of `suite` against `model`, then save, compare and report."""
     after = post.post_run()  # a bad --report fails before the run, not after it
     chosen = selection.selection()
+    whole = toolgrade.load_suite(suite)
     options = toolgrade.RunOptions(
         request=request.settings(seed=selection.seed),
         timeout=scoring.timeout,
@@ -127,10 +132,10 @@ def _run_and_report(
         teacher_forcing=scoring.teacher_forcing,
         warmup=not request.no_warmup,
         tags=tuple(post.label or ()),
-        selection=chosen.to_dict(),
+        selection=chosen.for_run(whole),
         suite_source=suite_source(suite),
     )
-    cases = toolgrade.select_cases(toolgrade.load_suite(suite), chosen)
+    cases = toolgrade.select_cases(whole, chosen)
     _finish(_start(cases, model, options, progress=_progress(after)), after)
 
 

@@ -105,10 +105,30 @@ class RequestOptions:
             panel=RUN_PANEL,
         ),
     )
-    base_url: str | None = field(
+    base_url: list[str] | None = field(
         default=None,
         metadata=option(
-            help="Server URL (default: the provider's).", panel=RUN_PANEL, marker="base_url"
+            help="Server URL (default: the provider's); repeat it to spread the cases over"
+            " several servers of the same model.",
+            panel=RUN_PANEL,
+            marker="base_url",
+        ),
+    )
+    endpoints: Path | None = field(
+        default=None,
+        metadata=option(
+            metavar="FILE",
+            help="Servers of the same model, one URL per line (# comments); added to --base-url.",
+            panel=RUN_PANEL,
+        ),
+    )
+    endpoint_concurrency: int | None = field(
+        default=None,
+        metadata=option(
+            min=1,
+            help="With several servers: requests in flight per server"
+            " (default: --concurrency split evenly).",
+            panel=RUN_PANEL,
         ),
     )
     temperature: float = field(
@@ -159,10 +179,12 @@ class RequestOptions:
         Raises:
             ConfigError: an `--option` that is not KEY=VALUE.
         """
+        urls = self.urls()
         return toolgrade.BackendSettings(
             seed=seed,
             mode=self.mode,
-            base_url=self.base_url,
+            endpoints=urls,
+            endpoint_concurrency=self.endpoint_concurrency,
             temperature=self.temperature,
             max_retries=self.max_retries,
             max_tokens=None if self.max_tokens == 0 else self.max_tokens,
@@ -170,6 +192,20 @@ class RequestOptions:
             options=key_values(self.extra or []),
             prompt_format=self.prompt_format,
         )
+
+    def urls(self) -> tuple[str, ...]:
+        """Every `--base-url`, then the `--endpoints` file's URLs (checked, in order).
+
+        Raises:
+            ConfigError: a malformed endpoints file (its file and line named).
+            FileSystemError: the endpoints file cannot be read.
+        """
+        from toolgrade.backends import read_endpoints
+
+        urls = tuple(self.base_url or ())
+        if self.endpoints is not None:
+            urls += read_endpoints(self.endpoints)
+        return urls
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""`toolgrade runs list|show|tag|delete|export|import`: the run history."""
+"""`toolgrade runs list|show|tag|delete|export|import|merge`: the run history."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import toolgrade
 from toolgrade._files import atomic_write_text
 from toolgrade._json import JsonValue
 from toolgrade.backends import write_replay_file
+from toolgrade.cli._merge import merge
 from toolgrade.errors import FileSystemError
 from toolgrade.store import (
     RunSummary,
@@ -29,7 +30,7 @@ __all__ = ["app"]
 
 app = typer.Typer(
     name="runs",
-    help="List, show, tag, delete, export and import stored runs.",
+    help="List, show, tag, delete, export, import and merge stored runs.",
     no_args_is_help=True,
 )
 
@@ -254,3 +255,6 @@ def import_folders(
         _echo_json({"imported": imported, "failed": failed})
     if failed:
         raise typer.Exit(2)
+
+
+app.command("merge")(merge)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from toolgrade.cli._options import option
 from toolgrade.suite._select import Selection
+from toolgrade.suite._shard import parse_shard
 
 __all__ = ["SelectionOptions", "selection_from_options"]
 
@@ -100,6 +101,16 @@ class SelectionOptions:
             marker="limit",
         ),
     )
+    shard: str | None = field(
+        default=None,
+        metadata=option(
+            "--shard",
+            metavar="I/N",
+            help="Keep the I-th of N shards of the selected cases (by a hash of the case id,"
+            " applied last); merge the shards' runs with `toolgrade runs merge`.",
+            panel=_PANEL,
+        ),
+    )
 
     def selection(self) -> Selection:
         """The `Selection` the options describe.
@@ -116,6 +127,7 @@ class SelectionOptions:
             sample=self.sample,
             seed=self.seed,
             limit=self.limit,
+            shard=parse_shard(self.shard) if self.shard is not None else None,
         )
 
 

@@ -9,15 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from toolgrade._json import JsonObject
+from toolgrade._judge import profiles
 from toolgrade.backends import Backend, create_backend
 from toolgrade.errors import BackendUnreachable, ConfigError
-from toolgrade.judge import profiles
 from toolgrade.results import CaseResult, RunResult
 from toolgrade.runner._case import CaseRunner
 from toolgrade.runner._conversation import ConversationRunner
-from toolgrade.runner._core import Session, drive, manifest_for, new_header
+from toolgrade.runner._core import Session, drive, manifest_for, new_header, used_endpoints
 from toolgrade.runner._options import RunOptions
-from toolgrade.runner._prepare import WarmupBackend, get_ready
+from toolgrade.runner._prepare import WARNING_EVENTS, WarmupBackend, get_ready
 from toolgrade.runner._progress import Progress, ProgressKind, make_progress
 from toolgrade.runner._sameness import resumable_suite
 from toolgrade.runner._signals import stop_on_signals
@@ -109,6 +109,7 @@ async def aresume_run(
     progress: ProgressKind | Progress = "none",
     stop: asyncio.Event | None = None,
     backend: Backend | None = None,
+    endpoints: Sequence[str] | None = None,
 ) -> RunResult:
     """Run only what a run is missing, with its recorded settings (async core of `resume_run`).
 
@@ -124,6 +125,9 @@ async def aresume_run(
         progress: as for `arun_suite`.
         stop: as for `arun_suite`.
         backend: use this backend instead of building one from the recorded model.
+        endpoints: send the rest to these servers instead of the recorded ones (one or
+            several; a server died, or moved); recorded in `run.json` for later resumes,
+            and the run's `backend.endpoints` lists every server it used.
 
     Returns:
         The whole run: kept results and new ones.
@@ -136,6 +140,9 @@ async def aresume_run(
     folder = RunFolder.open(run)
     manifest = folder.read_manifest()
     options = RunOptions.from_dict(manifest.options)
+    if endpoints:
+        request = dataclasses.replace(options.request, endpoints=tuple(endpoints))
+        options = dataclasses.replace(options, request=request)
     suite = suite or _reload_suite(manifest.suite_source, manifest.run.run_id)
     suite = resumable_suite(manifest.run, suite, manifest.case_ids)
     by_id = {c.id: c for c in suite.cases}
@@ -148,7 +155,10 @@ async def aresume_run(
     backend = backend or create_backend(spec, options.backend_settings())
     try:
         info = await backend.server_info()
-        header = manifest.run.model_copy(update={"status": "running", "finished_at": None})
+        update: JsonObject = {"status": "running", "finished_at": None}
+        if endpoints:
+            update["backend"] = used_endpoints(manifest.run.backend, backend.settings())
+        header = manifest.run.model_copy(update=update)
         ready = await get_ready(
             header,
             suite=suite,
@@ -160,6 +170,8 @@ async def aresume_run(
             stop=stop,
             progress=shown,
         )
+        if endpoints:  # checked and warmed up: later resumes go to the new servers too
+            folder.write_manifest(manifest.model_copy(update={"options": options.to_dict()}))
         session = _session(
             suite, backend, ready.options, header=ready.header, folder=folder, progress=shown
         )
@@ -257,7 +269,7 @@ async def _execute(
             kept=len(kept),
         )
         for event, message, fields in notices:
-            level: LogLevel = "warning" if event == "warmup_failed" else "info"
+            level: LogLevel = "warning" if event in WARNING_EVENTS else "info"
             session.folder.log(level, event, message, **fields)
     session.progress.start(total=len(wanted), done=kept)
     if stop is not None:
@@ -271,10 +283,12 @@ async def _execute(
     run = session.finish(interrupted=interrupted)
     if session.lost:
         url = session.header.backend.get("base_url")
+        several = isinstance(session.header.backend.get("endpoints"), list)
+        who = "every endpoint" if several else "the model server"
         raise BackendUnreachable(
-            f"the model server stopped answering; {len(run.results)} results are kept in run"
+            f"{who} stopped answering; {len(run.results)} results are kept in run"
             f" {run.run_id}: resume it with `toolgrade run --resume {run.run_id}`",
-            url=url if isinstance(url, str) else None,
+            url=None if several or not isinstance(url, str) else url,
         )
     return run
 
@@ -342,8 +356,12 @@ def resume_run(
     suite: Suite | None = None,
     progress: ProgressKind | Progress = "none",
     handle_signals: bool = True,
+    endpoints: Sequence[str] | None = None,
 ) -> RunResult:
     """Run only what an interrupted or killed run is missing (see `aresume_run`).
+
+    `endpoints` sends the rest to other servers than the recorded ones (e.g. when one
+    of them died).
 
     Raises:
         ConfigError: the suite changed since the run started, or cannot be found.
@@ -352,6 +370,6 @@ def resume_run(
     """
 
     def make(stop: asyncio.Event) -> Coroutine[Any, Any, RunResult]:
-        return aresume_run(run, suite=suite, progress=progress, stop=stop)
+        return aresume_run(run, suite=suite, progress=progress, stop=stop, endpoints=endpoints)
 
     return _run_sync(make, handle_signals=handle_signals)

@@ -9,13 +9,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from toolgrade._json import JsonValue
+from toolgrade._judge import case_result, judge, profile_reads_any_name
 from toolgrade._threads import BoundedPool, default_pool
 from toolgrade._vocab import ToolCall
 from toolgrade.backends import Backend, ChatReply, ChatRequest, NameMap, extractable
 from toolgrade.backends._http import RetryEvent, RetryLog, retry_log
 from toolgrade.errors import BackendError, BackendTimeout, BackendUnreachable
 from toolgrade.extract import Extraction, extract_calls
-from toolgrade.judge import case_result, judge, profile_reads_any_name
 from toolgrade.results import CaseResult, Status, Verdict
 from toolgrade.suite import Case, Rubric, Suite, ToolSpec
 
@@ -54,6 +54,8 @@ class RequestFailure:
     """What happened, for people."""
     unreachable: bool = False
     """True when nothing answered at the server's address (even after retries)."""
+    endpoint: str | None = None
+    """With several endpoints: the one the request last went to."""
 
 
 async def ask(
@@ -71,12 +73,14 @@ async def ask(
     except (TimeoutError, BackendTimeout):
         return _timed_out(retries, timeout)
     except BackendUnreachable as exc:
-        return RequestFailure(Status.ERROR, str(exc), unreachable=True)
+        return RequestFailure(Status.ERROR, str(exc), unreachable=True, endpoint=retries.endpoint)
     except BackendError as exc:
-        return RequestFailure(Status.ERROR, str(exc))
+        return RequestFailure(Status.ERROR, str(exc), endpoint=retries.endpoint)
     except Exception as exc:  # a broken backend must not end the run
         logger.exception("backend failed on case %s", request.case_id)
-        return RequestFailure(Status.ERROR, f"{type(exc).__name__}: {exc}")
+        return RequestFailure(
+            Status.ERROR, f"{type(exc).__name__}: {exc}", endpoint=retries.endpoint
+        )
     finally:
         retry_log.reset(token)
 
@@ -90,8 +94,8 @@ def _timed_out(retries: RetryLog, timeout: float) -> RequestFailure:
     late = f"no answer within {timeout:g} s"
     history = retries.describe()
     if history is None:
-        return RequestFailure(Status.TIMEOUT, late)
-    return RequestFailure(Status.ERROR, f"{history}, {late}")
+        return RequestFailure(Status.TIMEOUT, late, endpoint=retries.endpoint)
+    return RequestFailure(Status.ERROR, f"{history}, {late}", endpoint=retries.endpoint)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +140,8 @@ class CaseRunner:
             failed = self.failed(
                 case, repeat, status=reply.status, message=reply.message, started=started
             )
+            if reply.endpoint is not None:
+                failed = failed.model_copy(update={"endpoint": reply.endpoint})
             return CaseOutcome(failed, unreachable=reply.unreachable)
         latency = reply.latency_ms
         if latency is None:
@@ -152,6 +158,7 @@ class CaseRunner:
             "repeat": repeat,
             "ttft_ms": reply.ttft_ms,
             "finish_reason": reply.finish_reason,
+            "endpoint": reply.endpoint,
         }
         return CaseOutcome(result.model_copy(update=update), reply)
 

@@ -73,6 +73,7 @@ class _Live:
     latency_ms: float = 0.0
     reply: ChatReply | None = None
     unreachable: bool = False
+    endpoint: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +157,7 @@ class ConversationRunner:
                     faults=start.faults,
                     latency_ms=live.latency_ms if live else 0.0,
                     reply=live.reply if live else None,
+                    endpoint=live.endpoint if live else None,
                 )
             offered = self.suite.tools_for_turn(conversation, index)
             view = _Turn(index, {t.name: t for t in offered}, names.rename_tools(offered), names)
@@ -242,16 +244,19 @@ class ConversationRunner:
             if isinstance(reply, RequestFailure):
                 live.latency_ms += elapsed
                 live.unreachable = reply.unreachable
-                steps.append(Step(error=reply.message, latency_ms=elapsed))
+                live.endpoint = reply.endpoint
+                steps.append(Step(error=reply.message, latency_ms=elapsed, endpoint=reply.endpoint))
                 timeout = reply.status is Status.TIMEOUT
                 return ended_turn(index, user, steps, reply.message, timeout=timeout)
             latency = reply.latency_ms if reply.latency_ms is not None else elapsed
             live.latency_ms += latency
             live.reply = reply
+            live.endpoint = reply.endpoint
             timing = {
                 "latency_ms": latency,
                 "ttft_ms": reply.ttft_ms,
                 "finish_reason": reply.finish_reason,
+                "endpoint": reply.endpoint,
             }
             if reply.error is not None:
                 steps.append(Step(raw_response=reply.raw, error=reply.error, **timing))
@@ -388,6 +393,8 @@ class ConversationRunner:
         result: CaseResult = conversation_result(
             conversation, verdict, rubric=rubric, repeat=repeat, error=error, latency_ms=latency
         )
+        if live is not None and live.endpoint is not None:
+            result = result.model_copy(update={"endpoint": live.endpoint})
         return CaseOutcome(
             result,
             live.reply if live is not None else None,

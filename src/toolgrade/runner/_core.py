@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import uuid
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -13,7 +12,7 @@ from functools import partial
 from toolgrade._health import timeout_advice, too_many_timeouts
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade._version import __version__
-from toolgrade.backends import Backend, ChatReply, ServerInfo
+from toolgrade.backends import Backend, ChatReply, EndpointPool, ServerInfo
 from toolgrade.backends._http import RetryEvent
 from toolgrade.results import CaseResult, RunResult, Status
 from toolgrade.runner._case import CaseOutcome, CaseRunner
@@ -21,15 +20,10 @@ from toolgrade.runner._conversation import ConversationRunner
 from toolgrade.runner._options import RunOptions
 from toolgrade.runner._progress import Progress, notify
 from toolgrade.store._folder import RunFolder, RunManifest, sort_results
+from toolgrade.store._manifest import new_run_id
 from toolgrade.suite import AnyCase, Case, Suite
 
-__all__ = ["Session", "drive", "manifest_for", "new_header", "new_run_id"]
-
-
-def new_run_id(now: datetime | None = None) -> str:
-    """A sortable unique run id: UTC time plus 6 random hex digits."""
-    when = now or datetime.now(UTC)
-    return f"{when:%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:6]}"
+__all__ = ["Session", "drive", "manifest_for", "new_header", "used_endpoints"]
 
 
 def new_header(
@@ -213,6 +207,8 @@ class Session:
             server["system_fingerprints"] = [f for f in sorted(self.fingerprints)]
         if self.response_models:
             server["response_models"] = [m for m in sorted(self.response_models)]
+        if isinstance(self.runner.backend, EndpointPool):
+            _note_endpoint_fingerprints(server, self.runner.backend)
         complete = not interrupted and not self.todo()
         header = self.header.model_copy(
             update={
@@ -238,6 +234,19 @@ class Session:
         return header.model_copy(update={"results": ordered})
 
 
+def _note_endpoint_fingerprints(server: JsonObject, pool: EndpointPool) -> None:
+    """Which endpoint answered with which `system_fingerprint` (added to a resume's)."""
+    recorded = server.get("endpoint_fingerprints")
+    merged: dict[str, set[str]] = {}
+    for url, seen in (recorded if isinstance(recorded, dict) else {}).items():
+        merged[url] = {str(f) for f in seen} if isinstance(seen, list) else set()
+    for url, told in pool.fingerprints().items():
+        merged.setdefault(url, set()).update(told)
+    if merged:
+        listed: JsonObject = {url: [f for f in sorted(fs)] for url, fs in merged.items()}
+        server["endpoint_fingerprints"] = listed
+
+
 def _log_result(folder: RunFolder, result: CaseResult) -> None:
     """One `case_result` (info) or `case_failed` (warning) line in `log.jsonl`."""
     fields: dict[str, JsonValue] = {
@@ -257,6 +266,28 @@ def _log_result(folder: RunFolder, result: CaseResult) -> None:
             f"{result.case_id}: {result.status}: {result.error}",
             **fields,
         )
+
+
+def used_endpoints(recorded: JsonObject, now: JsonObject) -> JsonObject:
+    """A resumed run's backend settings: the recorded ones, its `endpoints` every server used.
+
+    `base_url` stays the first server of the run, for readers that know no other.
+
+    Examples:
+        >>> used_endpoints({"base_url": "http://a"}, {"endpoints": ["http://b", "http://c"]})
+        {'base_url': 'http://a', 'endpoints': ['http://a', 'http://b', 'http://c']}
+    """
+
+    def urls(settings: JsonObject) -> list[str]:
+        listed = settings.get("endpoints")
+        if isinstance(listed, list):
+            return [str(u) for u in listed]
+        url = settings.get("base_url")
+        return [url] if isinstance(url, str) else []
+
+    merged = urls(recorded)
+    merged += [u for u in urls(now) if u not in merged]
+    return {**recorded, "endpoints": list(merged)} if len(merged) > 1 else dict(recorded)
 
 
 def manifest_for(

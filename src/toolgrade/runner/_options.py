@@ -34,6 +34,8 @@ class RequestSettings(TypedDict, total=False):
     stream: bool
     prompt_format: str
     backend_options: Mapping[str, JsonValue]
+    endpoints: tuple[str, ...]
+    endpoint_concurrency: int | None
 
 
 _FLAT = frozenset(RequestSettings.__annotations__)
@@ -156,6 +158,16 @@ class RunOptions:
         return self.request.base_url
 
     @property
+    def endpoints(self) -> tuple[str, ...]:
+        """Several servers of the model (two or more), else empty: `base_url` alone."""
+        return self.request.endpoints
+
+    @property
+    def endpoint_concurrency(self) -> int | None:
+        """Requests in flight per endpoint; None splits `concurrency` evenly."""
+        return self.request.endpoint_concurrency
+
+    @property
     def max_retries(self) -> int:
         """Retries on connection errors, 429 and 5xx."""
         return self.request.max_retries
@@ -214,7 +226,8 @@ class RunOptions:
 
         The request settings are flat, as before they were nested, so that old and new
         runs read alike; options added later (`prompt_format`, `teacher_forcing`,
-        `suite_dir`) only when they are not their default.
+        `suite_dir`, `endpoints`, `endpoint_concurrency`) only when they are not their
+        default.
         """
         recorded: JsonObject = {
             "timeout": self.timeout,
@@ -243,6 +256,10 @@ class RunOptions:
             recorded["teacher_forcing"] = True
         if self.suite_dir is not None:
             recorded["suite_dir"] = self.suite_dir
+        if self.endpoints:
+            recorded["endpoints"] = list(self.endpoints)
+        if self.endpoint_concurrency is not None:
+            recorded["endpoint_concurrency"] = self.endpoint_concurrency
         return recorded
 
     @classmethod

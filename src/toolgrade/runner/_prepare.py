@@ -16,16 +16,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from toolgrade._json import JsonObject, JsonValue
-from toolgrade.backends import Backend, ServerInfo
+from toolgrade.backends import Backend, ChatRequest, EndpointPool, ServerInfo
+from toolgrade.errors import BackendUnreachable
 from toolgrade.results import RunResult
 from toolgrade.runner._options import RunOptions
 from toolgrade.runner._progress import Progress, notify
 from toolgrade.runner._warmup import WARMUP_LIMIT, WarmUp, warm_up, warmup_request
 from toolgrade.suite import AnyCase, Suite
 
-__all__ = ["Ready", "effective_concurrency", "get_ready"]
+__all__ = ["WARNING_EVENTS", "Ready", "effective_concurrency", "get_ready"]
 
 logger = logging.getLogger("toolgrade.runner")
+
+WARNING_EVENTS = frozenset({"warmup_failed", "endpoints_down"})
+"""Notices that are warnings (in `log.jsonl` and on screen); the others are notes."""
 
 WarmupBackend = Callable[[], Backend]
 """Builds the backend the warm-up goes through (one whose own timeout allows it)."""
@@ -85,6 +89,13 @@ async def get_ready(
         BackendUnreachable: the server stopped answering before the warm-up.
     """
     ready = Ready(header=header, options=options)
+    if isinstance(backend, EndpointPool) and backend.resting():
+        down = backend.resting()
+        message = (
+            f"{len(down)} of {len(backend.endpoints)} endpoints do not answer; the run starts"
+            f" without them and tries them again later: {', '.join(down)}"
+        )
+        _notice(ready, progress, "endpoints_down", message, endpoints=dict(down))
     concurrency = effective_concurrency(options.concurrency, info.parallel)
     server: JsonObject = dict(header.server)
     if info.parallel is not None:
@@ -97,9 +108,10 @@ async def get_ready(
         _notice(ready, progress, "concurrency_capped", message, requested=options.concurrency)
         ready.options = dataclasses.replace(options, concurrency=concurrency)
     if options.warmup and info.url is not None and cases:
-        outcome = await _warm(suite, cases[0], backend=backend, build=warmup_backend, stop=stop)
-        if outcome is not None:  # None: stopped during the warm-up; the run stops too
-            server["warmup"] = outcome.to_json()
+        warmed = await _warm(suite, cases[0], backend=backend, build=warmup_backend, stop=stop)
+        if warmed is not None:  # None: stopped during the warm-up; the run stops too
+            outcome, record = warmed
+            server["warmup"] = record
             level = "warmup" if outcome.error is None else "warmup_failed"
             _notice(ready, progress, level, outcome.describe(), **outcome.to_json())
     backend_settings: JsonObject = {**header.backend, "concurrency": concurrency}
@@ -114,21 +126,65 @@ async def _warm(
     backend: Backend,
     build: WarmupBackend | None,
     stop: asyncio.Event,
-) -> WarmUp | None:
+) -> tuple[WarmUp, JsonObject] | None:
+    """The warm-up and its record; several endpoints are each warmed up (they all start cold)."""
     # A conversation warms up like a case: its system prompt and first turn's tools.
     request = warmup_request(suite, case, safe_names=backend.safe_names)
-    if build is None:
-        return await warm_up(backend, request, stop=stop)
-    own = build()
+    own = build() if build is not None else backend
     try:
-        return await warm_up(own, request, stop=stop, limit=WARMUP_LIMIT)
+        if isinstance(backend, EndpointPool) and isinstance(own, EndpointPool):
+            return await _warm_endpoints(backend, own, request, stop=stop)
+        outcome = await warm_up(own, request, stop=stop, limit=WARMUP_LIMIT)
+        return None if outcome is None else (outcome, outcome.to_json())
     finally:
-        await own.aclose()
+        if own is not backend:
+            await own.aclose()
+
+
+async def _warm_endpoints(
+    pool: EndpointPool, own: EndpointPool, request: ChatRequest, *, stop: asyncio.Event
+) -> tuple[WarmUp, JsonObject] | None:
+    """Warm every endpoint in rotation at once; their answers' fingerprints must agree.
+
+    An endpoint found gone rests in `pool` (the run goes on without it for a while).
+
+    Raises:
+        BackendUnreachable: every endpoint is gone.
+        ConfigError: the endpoints answered with different `system_fingerprint`s.
+    """
+    urls = [u for u in pool.endpoints if u not in pool.resting()]
+
+    async def one(url: str) -> WarmUp | BackendUnreachable | None:
+        try:
+            return await warm_up(own.pinned(url), request, stop=stop, limit=WARMUP_LIMIT)
+        except BackendUnreachable as exc:
+            return exc
+
+    outcomes = dict(zip(urls, await asyncio.gather(*(one(u) for u in urls)), strict=True))
+    if any(o is None for o in outcomes.values()):
+        return None  # stopped
+    warmed = {u: o for u, o in outcomes.items() if isinstance(o, WarmUp)}
+    for url, outcome in outcomes.items():
+        if isinstance(outcome, BackendUnreachable):
+            pool.rest(url, f"gone at the warm-up: {outcome}")
+    if not warmed:
+        gone = "; ".join(f"{u}: {o}" for u, o in outcomes.items())
+        raise BackendUnreachable(f"every endpoint is gone: {gone}")
+    own.check_fingerprints()
+    slowest = max(warmed.values(), key=lambda w: w.latency_ms)
+    failed = [(u, w.error) for u, w in warmed.items() if w.error is not None]
+    error = f"{failed[0][0]}: {failed[0][1]}" if failed else None
+    combined = WarmUp(latency_ms=slowest.latency_ms, error=error)
+    record = combined.to_json()
+    record["endpoints"] = {
+        u: o.to_json() if isinstance(o, WarmUp) else {"error": str(o)} for u, o in outcomes.items()
+    }
+    return combined, record
 
 
 def _notice(
     ready: Ready, progress: Progress, event: str, message: str, **fields: JsonValue
 ) -> None:
     logger.info("%s", message)
-    notify(progress, ("warning: " if event == "warmup_failed" else "note: ") + message)
+    notify(progress, ("warning: " if event in WARNING_EVENTS else "note: ") + message)
     ready.notices.append((event, message, dict(fields)))

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from toolgrade._json import JsonValue
 from toolgrade.errors import ConfigError
 from toolgrade.results import RunResult
-from toolgrade.suite import Selection, Suite, select_cases
+from toolgrade.suite import Selection, Suite, parse_shard, select_cases
 
 __all__ = ["cases_of_run", "matches_run", "resumable_suite", "same_cases"]
 
@@ -46,6 +46,7 @@ def _selection(data: Mapping[str, JsonValue]) -> Selection | None:
             sample=number("sample"),
             seed=number("seed") or 0,
             limit=number("limit"),
+            shard=parse_shard(shard) if isinstance(shard := data.get("shard"), str) else None,
         )
     except ConfigError:
         return None

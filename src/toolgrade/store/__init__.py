@@ -16,6 +16,7 @@ from toolgrade.store._folder import (
 )
 from toolgrade.store._listing import RunSummary, list_runs
 from toolgrade.store._manifest import resume_command
+from toolgrade.store._merge import merge_problems, merge_runs
 from toolgrade.store._paths import data_dir, runs_dir
 from toolgrade.store._resolve import export_run, load_run_file, resolve_run
 from toolgrade.store._save import import_command, import_run, save_run
@@ -36,6 +37,8 @@ __all__: list[str] = [
     "load_run_file",
     "load_run_folder",
     "lock_run_folder",
+    "merge_problems",
+    "merge_runs",
     "resolve_run",
     "resume_command",
     "runs_dir",

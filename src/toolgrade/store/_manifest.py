@@ -1,8 +1,10 @@
-"""`run.json`'s model, the order of a run's results, and the resume command."""
+"""`run.json`'s model, run ids, the order of a run's results, and the resume command."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -10,7 +12,13 @@ from pydantic import BaseModel, ConfigDict
 from toolgrade._json import JsonObject
 from toolgrade.results import CaseResult, RunResult
 
-__all__ = ["RunManifest", "resume_command", "sort_results"]
+__all__ = ["RunManifest", "new_run_id", "resume_command", "sort_results"]
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    """A sortable unique run id: UTC time plus 6 random hex digits (a run's, a merge's)."""
+    when = now or datetime.now(UTC)
+    return f"{when:%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:6]}"
 
 
 def resume_command(run_id: str) -> str:

@@ -24,6 +24,7 @@ from toolgrade.suite._io import load_suite, parse_suite
 from toolgrade.suite._models import Case, ChatMessage, Difficulty, Order, Rubric, ToolSpec
 from toolgrade.suite._schema import suite_schema, suite_schema_text
 from toolgrade.suite._select import Selection, select_cases
+from toolgrade.suite._shard import parse_shard
 from toolgrade.suite._suite_model import AnyCase, Suite, SuiteDefaults
 
 __all__ = [
@@ -56,6 +57,7 @@ __all__ = [
     "Turn",
     "builtin_suite_names",
     "load_suite",
+    "parse_shard",
     "parse_suite",
     "select_cases",
     "suite_schema",

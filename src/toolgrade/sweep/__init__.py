@@ -1,0 +1,53 @@
+"""Model sweeps: several models on several suites from one file, and their leaderboard.
+
+`load_sweep("sweep.toml")` reads the file, `run_sweep` runs every (model, suite)
+combination as an ordinary run (saved to the history, tagged, resumable), and
+`sweep_leaderboard` ranks the models of each suite; `history_leaderboard` builds the
+same table from the history alone, `leaderboard` from any runs.
+"""
+
+from toolgrade.sweep._boards import history_leaderboard, sweep_leaderboard
+from toolgrade.sweep._config import ModelEntry, SuiteEntry, SweepConfig, load_sweep
+from toolgrade.sweep._leaderboard import (
+    BoardInput,
+    Leaderboard,
+    LeaderboardEntry,
+    SuiteBoard,
+    build_leaderboard,
+    leaderboard,
+)
+from toolgrade.sweep._leaderboard_html import render_leaderboard_html, write_leaderboard_html
+from toolgrade.sweep._leaderboard_text import render_leaderboard_text
+from toolgrade.sweep._plan import Combination, plan_sweep
+from toolgrade.sweep._run import (
+    CombinationOutcome,
+    SweepEvent,
+    SweepResult,
+    arun_sweep,
+    run_sweep,
+)
+
+__all__ = [
+    "BoardInput",
+    "Combination",
+    "CombinationOutcome",
+    "Leaderboard",
+    "LeaderboardEntry",
+    "ModelEntry",
+    "SuiteBoard",
+    "SuiteEntry",
+    "SweepConfig",
+    "SweepEvent",
+    "SweepResult",
+    "arun_sweep",
+    "build_leaderboard",
+    "history_leaderboard",
+    "leaderboard",
+    "load_sweep",
+    "plan_sweep",
+    "render_leaderboard_html",
+    "render_leaderboard_text",
+    "run_sweep",
+    "sweep_leaderboard",
+    "write_leaderboard_html",
+]

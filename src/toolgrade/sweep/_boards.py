@@ -1,0 +1,85 @@
+"""A sweep's leaderboard: from the sweep just run, or from the history alone."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from toolgrade.results import RunResult
+from toolgrade.sweep._config import SweepConfig
+from toolgrade.sweep._history import changed_note, stored_run
+from toolgrade.sweep._leaderboard import BoardInput, Leaderboard, build_leaderboard
+from toolgrade.sweep._plan import Combination, plan_sweep
+from toolgrade.sweep._run import CombinationOutcome, SweepResult
+
+__all__ = ["history_leaderboard", "sweep_leaderboard"]
+
+
+def _inputs(
+    combos: Sequence[Combination],
+    find: Callable[[Combination], tuple[RunResult | None, str | None]],
+) -> list[BoardInput]:
+    by_suite: dict[str, list[tuple[str, str, RunResult | None, str | None]]] = {}
+    for combo in combos:
+        run, note = find(combo)
+        by_suite.setdefault(combo.suite_label, []).append(
+            (combo.model.label, combo.model.model, run, note)
+        )
+    return [BoardInput(suite, rows) for suite, rows in by_suite.items()]
+
+
+def _note(outcome: CombinationOutcome) -> str:
+    if outcome.status == "failed":
+        return f"failed: {outcome.error}"
+    if outcome.status == "interrupted":
+        return f"interrupted (run {outcome.run_id}): run the sweep again to finish it"
+    return "not started: the sweep was stopped first"
+
+
+def sweep_leaderboard(result: SweepResult, *, alpha: float = 0.05) -> Leaderboard:
+    """The leaderboard of a sweep's finished runs; the others are listed with the reason.
+
+    Args:
+        result: what `run_sweep` returned.
+        alpha: significance level of McNemar's test against the best.
+
+    Returns:
+        The leaderboard.
+    """
+    outcomes = {(o.model, o.suite): o for o in result.outcomes}
+
+    def find(combo: Combination) -> tuple[RunResult | None, str | None]:
+        run = result.runs.get(combo.key)
+        return run, None if run is not None else _note(outcomes[combo.key])
+
+    return build_leaderboard(result.config.name, _inputs(result.combinations, find), alpha=alpha)
+
+
+def history_leaderboard(
+    config: SweepConfig, *, db: Path | None = None, alpha: float = 0.05
+) -> Leaderboard:
+    """The leaderboard of a sweep from the history alone (`toolgrade sweep --report-only`).
+
+    Each combination's run is the history's latest finished run with the file's current
+    settings; nothing is run and no server is asked.
+
+    Args:
+        config: the sweep.
+        db: the history database.
+        alpha: significance level of McNemar's test against the best.
+
+    Returns:
+        The leaderboard; a combination without such a run is listed with the reason.
+
+    Raises:
+        SuiteError: a suite cannot be loaded (its content is part of the settings).
+        StoreError: the history database is unusable.
+    """
+
+    def find(combo: Combination) -> tuple[RunResult | None, str | None]:
+        run = stored_run(combo, db=db)
+        if run is not None:
+            return run, None
+        return None, changed_note(combo, db=db) or "no finished run with these settings"
+
+    return build_leaderboard(config.name, _inputs(plan_sweep(config), find), alpha=alpha)

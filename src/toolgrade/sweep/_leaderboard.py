@@ -1,0 +1,309 @@
+"""The leaderboard: per suite, every model's accuracy, the best, and who is worse than it.
+
+The numbers are `compare_many`'s, the same as `toolgrade compare RUN RUN RUN...`:
+each run is reduced to one outcome per case (majority over repetitions), only the
+cases every model scored are compared (a timeout is no evidence either way, and a
+model must not win by timing out on the hard cases), accuracy comes with its Wilson
+interval, and each model is tested against the best with McNemar's exact test on
+those paired cases. A model is `worse` when p < alpha, otherwise there is `no
+significant difference`. A model without a run is listed, last, with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Literal
+
+from toolgrade._json import JsonObject
+from toolgrade.compare import MultiComparison, compare_many
+from toolgrade.compare._outcomes import case_outcomes
+from toolgrade.errors import BaselineError
+from toolgrade.results import RunResult, Status
+from toolgrade.stats import Rate, rate_of
+from toolgrade.store import resolve_run
+
+__all__ = [
+    "BoardInput",
+    "Leaderboard",
+    "LeaderboardEntry",
+    "SuiteBoard",
+    "build_leaderboard",
+    "leaderboard",
+]
+
+Standing = Literal["best", "worse", "no significant difference", "not compared", "no run"]
+
+SCHEMA_VERSION = 1
+"""Version of the leaderboard's JSON."""
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardEntry:
+    """One model on one suite."""
+
+    label: str
+    """The model's label."""
+    model: str
+    """The model specification."""
+    run_id: str | None
+    """Its run (None: no run)."""
+    rank: int | None
+    """1 for the best; models with the same accuracy share a rank (None: no run)."""
+    accuracy: Rate | None
+    """Accuracy over the suite's compared cases, with its Wilson interval."""
+    scored: int
+    """Cases the model's run scored (its own, compared or not)."""
+    passed: int
+    """Of those, cases it passed."""
+    errors: int
+    """Results that are errors (every repetition counts)."""
+    timeouts: int
+    """Results that timed out."""
+    delta_vs_best: float | None
+    """Accuracy minus the best's, a fraction (None for the best and for no run)."""
+    p_value: float | None
+    """McNemar's exact p-value against the best on the paired cases."""
+    standing: Standing
+    """`best`, `worse` (p < alpha), `no significant difference`, `not compared` (no
+    case in common with the others) or `no run`."""
+    note: str | None = None
+    """Why there is no run."""
+
+    def to_dict(self) -> JsonObject:
+        """Return the entry as a JSON object."""
+        return {
+            "label": self.label,
+            "model": self.model,
+            "run_id": self.run_id,
+            "rank": self.rank,
+            "accuracy": self.accuracy.to_dict() if self.accuracy else None,
+            "scored": self.scored,
+            "passed": self.passed,
+            "errors": self.errors,
+            "timeouts": self.timeouts,
+            "delta_vs_best": self.delta_vs_best,
+            "p_value": self.p_value,
+            "standing": self.standing,
+            "note": self.note,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SuiteBoard:
+    """One suite's table."""
+
+    suite: str
+    """The suite's label."""
+    compared_cases: int
+    """Cases every model with a run scored: the accuracies are over these (with one
+    model, its own scored cases)."""
+    suite_hash_differs: bool
+    """The runs did not all use the same suite content (shared case ids only)."""
+    entries: tuple[LeaderboardEntry, ...]
+    """Models with a run in rank order, then those without, in file order."""
+
+    @property
+    def best(self) -> LeaderboardEntry | None:
+        """The best model (None when no model has a run)."""
+        return next((e for e in self.entries if e.standing == "best"), None)
+
+    def to_dict(self) -> JsonObject:
+        """Return the table as a JSON object."""
+        return {
+            "suite": self.suite,
+            "compared_cases": self.compared_cases,
+            "suite_hash_differs": self.suite_hash_differs,
+            "best": self.best.label if self.best else None,
+            "entries": [e.to_dict() for e in self.entries],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Leaderboard:
+    """Every suite's table."""
+
+    name: str
+    """The sweep's name (or what the caller called it)."""
+    alpha: float
+    """Significance level of the tests against the best."""
+    suites: tuple[SuiteBoard, ...]
+    """One table per suite, in file order."""
+
+    def to_dict(self) -> JsonObject:
+        """Return the leaderboard as a JSON object (`toolgrade sweep --json`)."""
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "name": self.name,
+            "alpha": self.alpha,
+            "suites": [s.to_dict() for s in self.suites],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class BoardInput:
+    """One suite's models, in file order: (label, model, run or None, note)."""
+
+    suite: str
+    """The suite's label."""
+    models: Sequence[tuple[str, str, RunResult | None, str | None]]
+    """Each model's label, specification, run (None: none) and why it has none."""
+
+
+def build_leaderboard(
+    name: str, suites: Sequence[BoardInput], *, alpha: float = 0.05
+) -> Leaderboard:
+    """Rank the models of each suite (see the module docstring).
+
+    Args:
+        name: the leaderboard's name.
+        suites: each suite's models and runs.
+        alpha: significance level of McNemar's test against the best.
+
+    Returns:
+        The leaderboard.
+    """
+    return Leaderboard(name, alpha, tuple(_board(s, alpha) for s in suites))
+
+
+def _board(data: BoardInput, alpha: float) -> SuiteBoard:
+    present = [(label, run) for label, _, run, _ in data.models if run is not None]
+    missing = [
+        _entry(label, spec, None, standing="no run", note=note or "no run")
+        for label, spec, run, note in data.models
+        if run is None
+    ]
+    runs = [run for _, run in present]
+    many = _compare(runs, alpha)
+    if many is not None:
+        ranked = [
+            _entry(
+                label,
+                run.model,
+                run,
+                standing=_standing(e.is_best, e.significantly_worse),
+                accuracy=e.accuracy,
+                delta=None if e.is_best else e.delta_vs_best,
+                p_value=e.p_value_vs_best,
+            )
+            for (label, run), e in zip(present, many.entries, strict=True)
+        ]
+        compared, differs = many.shared_cases, many.suite_hash_differs
+    else:
+        # One model, or models with no scored case in common: each on its own cases.
+        alone = len(runs) == 1
+        ranked = [
+            _entry(label, run.model, run, standing="best" if alone else "not compared")
+            for label, run in present
+        ]
+        compared = ranked[0].scored if alone else 0
+        differs = len({run.suite_hash for run in runs}) > 1
+    return SuiteBoard(data.suite, compared, differs, (*_ranked(ranked), *missing))
+
+
+def _compare(runs: Sequence[RunResult], alpha: float) -> MultiComparison | None:
+    if len(runs) < 2:
+        return None
+    try:
+        return compare_many(runs, alpha=alpha)
+    except BaselineError:
+        return None  # no case scored by every model
+
+
+def _standing(best: bool, worse: bool) -> Standing:
+    if best:
+        return "best"
+    return "worse" if worse else "no significant difference"
+
+
+def _entry(
+    label: str,
+    model: str,
+    run: RunResult | None,
+    *,
+    standing: Standing,
+    accuracy: Rate | None = None,
+    delta: float | None = None,
+    p_value: float | None = None,
+    note: str | None = None,
+) -> LeaderboardEntry:
+    outcomes = case_outcomes(run) if run is not None else {}
+    passed = sum(o.passed for o in outcomes.values())
+    if accuracy is None and run is not None:
+        accuracy = rate_of(passed, len(outcomes))
+    results = run.results if run is not None else ()
+    return LeaderboardEntry(
+        label=label,
+        model=model,
+        run_id=run.run_id if run is not None else None,
+        rank=None,
+        accuracy=accuracy,
+        scored=len(outcomes),
+        passed=passed,
+        errors=sum(r.status is Status.ERROR for r in results),
+        timeouts=sum(r.status is Status.TIMEOUT for r in results),
+        delta_vs_best=delta,
+        p_value=p_value,
+        standing=standing,
+        note=note,
+    )
+
+
+def _ranked(entries: Sequence[LeaderboardEntry]) -> list[LeaderboardEntry]:
+    """By accuracy, best first (a tie keeps file order and shares the rank: 1, 2, 2, 4)."""
+
+    def passed(e: LeaderboardEntry) -> int:
+        return e.accuracy.passed if e.accuracy is not None else -1
+
+    order = sorted(range(len(entries)), key=lambda k: (-passed(entries[k]), k))
+    out: list[LeaderboardEntry] = []
+    for position, k in enumerate(order):
+        e = entries[k]
+        tied = bool(out) and passed(out[-1]) == passed(e)
+        rank = out[-1].rank if tied else position + 1
+        if e.standing == "not compared":
+            rank = None
+        out.append(replace(e, rank=rank))
+    return out
+
+
+def leaderboard(
+    runs: Sequence[str | Path | RunResult],
+    *,
+    db: Path | None = None,
+    alpha: float = 0.05,
+    name: str = "leaderboard",
+) -> Leaderboard:
+    """A leaderboard of any runs: grouped by suite name, each model named by its spec.
+
+    Args:
+        runs: run ids, tags, run folders, exported files, or runs.
+        db: the history database the ids and tags are looked up in.
+        alpha: significance level of McNemar's test against the best.
+        name: the leaderboard's name.
+
+    Returns:
+        The leaderboard, one table per suite (in the order first seen).
+
+    Raises:
+        BaselineError: a run cannot be found.
+
+    Examples:
+        >>> board = leaderboard(["run-a", "run-b"])  # doctest: +SKIP
+        >>> board.suites[0].best.label  # doctest: +SKIP
+        'ollama/qwen3:8b'
+    """
+    loaded = [r if isinstance(r, RunResult) else resolve_run(str(r), db=db) for r in runs]
+    by_suite: dict[str, list[RunResult]] = {}
+    for run in loaded:
+        by_suite.setdefault(run.suite_name, []).append(run)
+    inputs = []
+    for suite, members in by_suite.items():
+        labels = [run.model for run in members]
+        rows = [
+            (f"{label} [{run.run_id}]" if labels.count(label) > 1 else label, run.model, run, None)
+            for label, run in zip(labels, members, strict=True)
+        ]
+        inputs.append(BoardInput(suite, rows))
+    return build_leaderboard(name, inputs, alpha=alpha)

@@ -1,0 +1,95 @@
+"""The leaderboard as plain text: what `toolgrade sweep` prints at the end."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from toolgrade.report._view import clip, pct, terminal_safe
+from toolgrade.sweep._leaderboard import Leaderboard, LeaderboardEntry, SuiteBoard
+
+__all__ = ["render_leaderboard_text"]
+
+_LABEL_CHARS = 40
+_NOTE_CHARS = 200
+_HEADINGS = (
+    "Rank",
+    "Model",
+    "Accuracy",
+    "95% CI",
+    "Cases",
+    "Errors",
+    "Timeouts",
+    "vs best",
+    "p",
+    "Standing",
+)
+
+
+def render_leaderboard_text(board: Leaderboard) -> str:
+    """Render the leaderboard as text, one table per suite.
+
+    Examples:
+        >>> print(render_leaderboard_text(Leaderboard("demo", 0.05, ())), end="")
+        Leaderboard: demo
+        =================
+        No suite.
+    """
+    title = f"Leaderboard: {terminal_safe(board.name)}"
+    lines = [title, "=" * len(title)]
+    if not board.suites:
+        return "\n".join([*lines, "No suite."]) + "\n"
+    lines.append(
+        "Accuracy over the cases every model scored (95% Wilson interval); p: McNemar's"
+        f" exact test against the best on those cases; worse: p < {board.alpha:g}."
+    )
+    for suite in board.suites:
+        lines += ["", *_suite_lines(suite)]
+    return "\n".join(lines) + "\n"
+
+
+def _suite_lines(suite: SuiteBoard) -> list[str]:
+    name = terminal_safe(clip(suite.suite, _LABEL_CHARS))
+    with_runs = [e for e in suite.entries if e.run_id is not None]
+    if not with_runs:
+        head = f"{name}: no model has a run"
+    elif len(with_runs) == 1:
+        head = f"{name}: one model, {suite.compared_cases} scored cases"
+    elif suite.compared_cases:
+        head = f"{name}: {suite.compared_cases} cases scored by every model"
+    else:
+        head = f"{name}: no case scored by every model (each on its own cases, not compared)"
+    lines = [head]
+    if suite.suite_hash_differs:
+        lines.append("  Warning: the runs used different suite contents; shared cases only")
+    rows = [_row(e) for e in with_runs]
+    if rows:
+        lines += _table([_HEADINGS, *rows])
+    for e in suite.entries:
+        if e.run_id is None:
+            note = terminal_safe(clip(e.note or "no run", _NOTE_CHARS))
+            lines.append(f"  -  {terminal_safe(clip(e.label, _LABEL_CHARS))}: {note}")
+    return lines
+
+
+def _row(e: LeaderboardEntry) -> tuple[str, ...]:
+    acc = e.accuracy
+    return (
+        "-" if e.rank is None else str(e.rank),
+        terminal_safe(clip(e.label, _LABEL_CHARS)),
+        "-" if acc is None else f"{pct(acc.rate)} ({acc.passed}/{acc.n})",
+        "-" if acc is None else f"{pct(acc.interval.low)} - {pct(acc.interval.high)}",
+        str(acc.n if acc is not None else 0),
+        str(e.errors),
+        str(e.timeouts),
+        "" if e.delta_vs_best is None else f"{e.delta_vs_best * 100:+.1f} pts",
+        "" if e.p_value is None else f"{e.p_value:.4g}",
+        e.standing,
+    )
+
+
+def _table(rows: Sequence[tuple[str, ...]]) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [
+        "  " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    ]

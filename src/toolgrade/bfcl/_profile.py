@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 from toolgrade._json import JsonValue
+from toolgrade._judge import register_profile
 from toolgrade._memo import IdentityMemo
 from toolgrade._trusted import construct_trusted
 from toolgrade._vocab import REQUIRED_BY_SCHEMA, Mismatch, MismatchReason
@@ -23,7 +24,6 @@ from toolgrade.bfcl._checker import Verdict as CheckerVerdict
 from toolgrade.bfcl._codec import decode_answer, function_from_schema
 from toolgrade.calls import ToolCall, as_calls
 from toolgrade.extract import Extraction
-from toolgrade.judge import register_profile
 from toolgrade.match._calls import RubricName
 from toolgrade.results import PairResult, Status, Verdict
 from toolgrade.suite import Case, ToolSpec

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from bfcl_agreement import Group, load_corpus, model_output
+
 from toolgrade._judge import judge
 from toolgrade.bfcl._answer import prepare_answer
 from toolgrade.extract import Extraction, extract_calls

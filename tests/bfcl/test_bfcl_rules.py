@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from toolgrade._judge import judge
 from toolgrade.bfcl._data import BfclCategory, BfclEntry
 from toolgrade.bfcl._import import entry_to_case

@@ -186,6 +186,7 @@ def case_result(
             "error": error,
             "repeat": repeat,
             "conversation": None,
+            "endpoint": None,
         },
     )
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from toolgrade._json import JsonValue
 from toolgrade.errors import ConfigError
 from toolgrade.results import RunResult
-from toolgrade.suite import Selection, Suite, parse_shard, select_cases
+from toolgrade.suite import Selection, Suite, select_cases
 
 __all__ = ["cases_of_run", "matches_run", "resumable_suite", "same_cases"]
 
@@ -27,27 +27,8 @@ def same_cases(suite: Suite, case_ids: Iterable[str]) -> Suite:
 
 def _selection(data: Mapping[str, JsonValue]) -> Selection | None:
     """The recorded selection (`Selection.to_dict()`), or None when unreadable."""
-
-    def strings(key: str) -> tuple[str, ...]:
-        value = data.get(key)
-        return tuple(str(v) for v in value) if isinstance(value, list) else ()
-
-    def number(key: str) -> int | None:
-        value = data.get(key)
-        return value if isinstance(value, int) and not isinstance(value, bool) else None
-
     try:
-        return Selection(
-            tags=strings("tags"),
-            all_tags=data.get("all_tags") is True,
-            categories=strings("categories"),
-            difficulties=strings("difficulties"),
-            ids=strings("ids"),
-            sample=number("sample"),
-            seed=number("seed") or 0,
-            limit=number("limit"),
-            shard=parse_shard(shard) if isinstance(shard := data.get("shard"), str) else None,
-        )
+        return Selection.from_dict(data)
     except ConfigError:
         return None
 

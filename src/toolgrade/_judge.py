@@ -16,6 +16,7 @@ entry-point group.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import cache, partial
 from typing import get_args
 
 from toolgrade._json import JsonValue
@@ -28,7 +29,7 @@ from toolgrade._profiles import (
     profiles,
     register_profile,
 )
-from toolgrade._trusted import construct_trusted
+from toolgrade._trusted import construct_trusted, trusted_builder
 from toolgrade.calls import ToolCall, as_calls
 from toolgrade.errors import ConfigError, SuiteError
 from toolgrade.extract import Extraction
@@ -157,56 +158,78 @@ def case_result(
         The result; the runner adds the reply's raw output, timings and finish reason.
     """
     errors = extraction.errors if extraction is not None else ()
-    problems = tuple(f"{e.reason}: {e.message}" for e in errors) if errors else ()
     # Every field comes from validated models or typed values: no second validation.
-    return construct_trusted(
-        CaseResult,
-        {
-            "case_id": case.id,
-            "status": verdict.status,
-            "score": verdict.score,
-            "rubric": rubric,
-            "expected": case.expected if verdict.expected is None else verdict.expected,
-            "actual": tuple(actual),
-            "pairs": verdict.pairs,
-            "details": verdict.details,
-            "alternative": verdict.alternative,
-            # Unscored results never had it: per-tool breakdowns use `expected` for them.
-            "primary_tools": None if verdict.status in _UNSCORED else _primary_tools(case),
-            "category": case.category,
-            "difficulty": case.difficulty,
-            "tags": case.tags,
-            "prompt": case.prompt_json(),
-            "extraction_format": extraction.format if extraction is not None else None,
-            "extraction_errors": problems,
-            "raw_response": None,
-            "latency_ms": latency_ms,
-            "ttft_ms": None,
-            "finish_reason": None,
-            "error": error,
-            "repeat": repeat,
-            "conversation": None,
-            "endpoint": None,
-        },
+    # The case's own fields are looked up once per case, the defaults once.
+    # (Item by item into a copy: cheaper than a dict display merging two dicts.)
+    values = _CASE_FIELDS.get(case, _case_fields).copy()
+    values["status"] = verdict.status
+    values["score"] = verdict.score
+    values["rubric"] = rubric
+    values["actual"] = actual if type(actual) is tuple else tuple(actual)
+    values["pairs"] = verdict.pairs
+    values["details"] = verdict.details
+    values["alternative"] = verdict.alternative
+    values["extraction_format"] = extraction.format if extraction is not None else None
+    if errors:
+        values["extraction_errors"] = tuple(f"{e.reason}: {e.message}" for e in errors)
+    values["latency_ms"] = latency_ms
+    values["error"] = error
+    values["repeat"] = repeat
+    if verdict.expected is not None:
+        values["expected"] = verdict.expected
+    status = verdict.status
+    if status is _TIMEOUT or status is _ERROR:
+        # Unscored results never had it: per-tool breakdowns use `expected` for them.
+        values["primary_tools"] = None
+    return _new_result(values)
+
+
+# Looked up once: an enum member costs a lookup through its class each time.
+_TIMEOUT, _ERROR = Status.TIMEOUT, Status.ERROR
+_SET_HERE = frozenset({"case_id", "status", "score"})
+"""The required fields of `CaseResult`, which `case_result` always sets."""
+# Every field is set (the case's fields hold them all, when `_SET_HERE` is every
+# required one): no key check, one fields set for every result.
+_COMPLETE = all(n in _SET_HERE or not f.is_required() for n, f in CaseResult.model_fields.items())
+_new_result = trusted_builder(CaseResult) if _COMPLETE else partial(construct_trusted, CaseResult)
+
+
+@cache
+def _defaults() -> dict[str, object]:
+    """Every field of `CaseResult` at its default, those `case_result` sets at None.
+
+    In the model's field order, which a result's `__dict__` keeps (its repr follows it).
+    The defaults are all immutable: every result shares them.
+    """
+    fields: dict[str, object] = {}
+    for name, info in CaseResult.model_fields.items():
+        if name in _SET_HERE:
+            fields[name] = None  # set by `_case_fields` or `case_result`
+        elif not info.is_required():
+            fields[name] = info.get_default(call_default_factory=True)
+    return fields
+
+
+# Per case, the result fields that come from it alone (frozen: computed once).
+_CASE_FIELDS: IdentityMemo[Case, dict[str, object]] = IdentityMemo(8192)
+
+
+def _case_fields(case: Case) -> dict[str, object]:
+    """Every field of the case's results at its default, but those the case sets.
+
+    `primary_tools`: the distinct tool names of the case's primary expectation.
+    """
+    fields = _defaults().copy()
+    fields.update(
+        case_id=case.id,
+        expected=case.expected,
+        primary_tools=tuple(dict.fromkeys(c.name for c in case.expected)),
+        category=case.category,
+        difficulty=case.difficulty,
+        tags=case.tags,
+        prompt=case.prompt_json(),
     )
-
-
-_UNSCORED = frozenset({Status.TIMEOUT, Status.ERROR})
-# id(case) -> (case, its primary tools), kept with the case so that its id is not reused.
-_primary: dict[int, tuple[Case, tuple[str, ...]]] = {}
-_PRIMARY_SIZE = 4096
-
-
-def _primary_tools(case: Case) -> tuple[str, ...]:
-    """The distinct tool names of the case's primary expectation, once per case."""
-    found = _primary.get(id(case))
-    if found is not None and found[0] is case:
-        return found[1]
-    names = tuple(dict.fromkeys(c.name for c in case.expected))
-    if len(_primary) >= _PRIMARY_SIZE:
-        _primary.clear()
-    _primary[id(case)] = (case, names)
-    return names
+    return fields
 
 
 def _default_profile(

@@ -27,6 +27,8 @@ class IdentityMemo(Generic[_K, _V]):
         >>> numbers = [1, 2]
         >>> memo.get(numbers, sum), memo.get(numbers, len)  # the second is remembered
         (3, 3)
+        >>> memo.find(numbers), memo.find([1, 2])  # an equal list is another object
+        (3, None)
     """
 
     __slots__ = ("_data", "_lock", "_size")
@@ -58,11 +60,20 @@ class IdentityMemo(Generic[_K, _V]):
         if found is not None and found[0] is key and (fresh is None or fresh(key, found[1])):
             return found[1]
         value = make(key)
+        self.put(key, value)
+        return value
+
+    def find(self, key: _K) -> _V | None:
+        """The data remembered for `key` (this very object), or None."""
+        found = self._data.get(id(key))
+        return found[1] if found is not None and found[0] is key else None
+
+    def put(self, key: _K, value: _V) -> None:
+        """Remember `value` for `key`, forgetting the oldest entry past `size`."""
         with self._lock:
             self._data[id(key)] = (key, value)
             if len(self._data) > self._size:
                 self._data.popitem(last=False)
-        return value
 
     def clear(self) -> None:
         """Forget everything."""

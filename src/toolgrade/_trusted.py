@@ -3,15 +3,23 @@
 Hot paths (scoring, extraction, the bfcl profile) build many small models from data that
 is valid by construction; `model_construct` costs several microseconds each, most of it a
 per-field loop this does not need.
+
+`construct_trusted` compares the values' keys with the fields and makes a new fields set
+for each model. Where the values always hold every field (a call read by a plain reader,
+an extraction, a case result), both are the same every time: for a 25-field `CaseResult`
+they are a third of building it. `trusted_builder(cls)` returns a builder that skips them:
+every model it builds shares one set of all field names, which no pydantic update of a
+model's fields set can change (it only ever adds field names, all already there).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TypeVar
 
 from pydantic import BaseModel
 
-__all__ = ["construct_trusted"]
+__all__ = ["construct_trusted", "trusted_builder"]
 
 _M = TypeVar("_M", bound=BaseModel)
 
@@ -50,3 +58,46 @@ def _plain_fields(cls: type[BaseModel]) -> frozenset[str]:
         and all(f.alias is None and f.validation_alias is None for f in cls.model_fields.values())
     )
     return frozenset(cls.model_fields) if plain else frozenset()
+
+
+# The setters of the four slots every pydantic model has, called directly: cheaper than
+# `object.__setattr__`, which looks each one up and checks it may bypass the model's own.
+_SLOTS = ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__")
+_SETTERS = tuple(getattr(BaseModel.__dict__.get(name), "__set__", None) for name in _SLOTS)
+
+
+def trusted_builder(cls: type[_M]) -> Callable[[dict[str, object]], _M]:
+    """A `construct_trusted(cls, values)` for values holding every field of `cls`.
+
+    The values must hold exactly the model's fields (the caller's guarantee; no check).
+    Where `construct_trusted` would not take its fast path (a model with aliases,
+    private attributes, extra fields or post-init), it is `construct_trusted` itself.
+
+    Examples:
+        >>> from toolgrade._vocab import ToolCall
+        >>> build = trusted_builder(ToolCall)
+        >>> build({"name": "f", "arguments": {"x": 1}})
+        ToolCall(name='f', arguments={'x': 1})
+    """
+    fields = _plain_fields(cls)
+    set_dict, set_fields, set_extra, set_private = _SETTERS
+    if (
+        not fields
+        or set_dict is None
+        or set_fields is None
+        or set_extra is None
+        or set_private is None
+    ):
+        return lambda values: construct_trusted(cls, values)
+    shared = set(fields)
+    new = cls.__new__
+
+    def build(values: dict[str, object]) -> _M:
+        model = new(cls)
+        set_dict(model, values)
+        set_fields(model, shared)
+        set_extra(model, None)
+        set_private(model, None)
+        return model
+
+    return build

@@ -7,9 +7,11 @@ from bfcl_agreement import Group, load_corpus, model_output
 
 from toolgrade._judge import judge
 from toolgrade.bfcl._answer import prepare_answer
-from toolgrade.extract import Extraction, extract_calls
+from toolgrade.extract import Extraction, _api, extract_calls
+from toolgrade.extract._api import make_context
 from toolgrade.extract._pyliteral import read_call_block
 from toolgrade.extract._pythonic import _unwrap, read_simple_block
+from toolgrade.extract._shortcut import message_shortcut, plain_shortcut
 from toolgrade.results import CaseResult
 
 
@@ -31,6 +33,26 @@ def test_read_simple_block_corpus_outputs_read_as_ast_does(corpus: list[Group]) 
                 read += 1
                 assert fast == read_call_block(whole), whole
     assert read > 1000  # the plain reader does read most prompting outputs
+
+
+def test_extract_shortcuts_corpus_outputs_same_as_full_path(
+    corpus: list[Group], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    outputs = [model_output(item) for group in corpus for item in group.items]
+    tools = [None, ["get_weather"]]
+    fast = [extract_calls(o, tools=t) for o in outputs for t in tools]
+    answered = sum(
+        (plain_shortcut(o, make_context(t)) if isinstance(o, str) else message_shortcut(o))
+        is not None
+        for o in outputs
+        for t in tools
+    )
+    monkeypatch.setattr(_api, "plain_shortcut", lambda text, ctx: None)
+    monkeypatch.setattr(_api, "message_shortcut", lambda output: None)
+    full = [extract_calls(o, tools=t) for o in outputs for t in tools]
+    assert fast == full
+    assert [e.model_fields_set for e in fast] == [e.model_fields_set for e in full]
+    assert answered > 3000  # most corpus outputs take a shortcut
 
 
 def test_judge_bfcl_corpus_results_are_valid_models(corpus: list[Group]) -> None:

@@ -222,3 +222,53 @@ def test_bfcl_codec_schema_keeps_bfcl_types_json_schema_cannot_say() -> None:
     assert t["type"] == "array" and t["x-bfcl-type"] == "tuple"  # type: ignore[index]
     assert t["items"]["type"] == "number"  # type: ignore[index]
     assert json.loads(json.dumps(schema))["required"] == []
+
+
+def test_bfcl_codec_dict_answer_bare_string_kept_as_literal() -> None:
+    # simple_java_64: a dict answer's value written without its list. BFCL reads it as
+    # its characters; the default profile compares it as the string it is.
+    schema = schema_from_bfcl({"type": "dict", "properties": {"meta": {"type": "dict"}}}, "python")
+    answer = {"meta": [{"format": "epoch_millis", "unit": ["ms", ""]}]}
+    encoded = encode_answer(answer, schema)
+    assert encoded["meta"] == {"format": {"$literal": "epoch_millis"}, "unit": {"$any_of": ["ms", {"$absent": True}]}}  # fmt: skip
+    assert toolgrade.match.matcher_problems(encoded) == []
+    assert decode_answer(encoded) == answer
+
+
+@pytest.mark.parametrize(
+    ("language", "meta", "bfcl", "default"),
+    [
+        ("java", 'new HashMap<String, String>() {{ put("format", "epoch_millis"); }}', False, None),
+        ("java", 'new HashMap<String, String>() {{ put("format", "e"); }}', True, None),
+        ("java", "new HashMap<String, String>() {{ }}", True, None),
+        ("python", {"format": "epoch_millis"}, False, True),
+        ("python", {"format": "e"}, True, False),
+        ("python", {}, True, False),
+    ],
+)
+def test_bfcl_profile_dict_answer_bare_string_is_its_characters(
+    language: str, meta: object, bfcl: bool, default: bool | None
+) -> None:
+    # As bfcl-eval 2026.3.23 judges simple_java_64; the default profile compares the
+    # string as it is (Java values are source text there: not compared as a dict).
+    doc = {
+        "name": "DateScriptFieldType.createFieldType",
+        "description": "",
+        "parameters": {
+            "type": "dict",
+            "properties": {
+                "meta": {"type": "HashMap" if language == "java" else "dict", "description": ""}
+            },
+            "required": ["meta"],
+        },
+    }
+    answer = ({"DateScriptFieldType.createFieldType": {"meta": [{"format": "epoch_millis"}]}},)
+    entry = BfclEntry("simple_java_64", [[{"role": "user", "content": "?"}]], (doc,), answer)
+    category = BfclCategory.SIMPLE_JAVA if language == "java" else BfclCategory.SIMPLE_PYTHON
+    case = entry_to_case(entry, category)
+    calls = [{"name": "DateScriptFieldType.createFieldType", "arguments": {"meta": meta}}]
+    tools = case.tool_definitions
+    result = toolgrade.judge(case, calls, tools=tools, profile="bfcl")
+    assert (result.status.value == "correct") is bfcl
+    if default is not None:
+        assert (toolgrade.judge(case, calls, tools=tools).status.value == "correct") is default

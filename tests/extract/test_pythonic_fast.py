@@ -43,6 +43,14 @@ def _agrees(text: str) -> bool:
         "f( a = - 5 )",
         "match(case=1, type='x', _=2)",
         "f(__debug__=1)",
+        "f(a='x\\ny', b='C:\\\\', c=\"it\\'s\", d='\\\"q\\\"', e='\\t\\r')",
+        "[cmd.execute(command='dir C:\\\\', unit='N/A'), f(x={'k\\'': ['a\\\\b']})]",
+        "f(" + ", ".join(f"a{i}={i}" for i in range(12)) + ")",  # one regex reads up to 12
+        "f(" + ", ".join(f"a{i}='{i}'" for i in range(12)) + ",)",
+        "[f(" + ", ".join(f"a{i}=[{i}]" for i in range(13)) + "), g()]",
+        "f(" + ", ".join(f"a{i}={{'k': {i}}}" for i in range(21)) + ")",
+        "[ f(a=1) , g(b=2) , ]",
+        "[\tf(a=1),\tg(b={'k': [1, 'x', None, -2.5]})\t]",
     ],
 )
 def test_read_simple_block_plain_call_lists_read_as_ast_does(text: str) -> None:
@@ -66,7 +74,13 @@ def test_read_simple_block_plain_call_lists_read_as_ast_does(text: str) -> None:
         "f(a='''x''')",
         "f(a=b'x')",
         "f(a=r'x')",
-        "f(a='x\\ny')",
+        "f(a='\\x41')",  # escapes other than a path's or a quote's are for ast
+        "f(a='\\d')",
+        "f(a='\\u00e9')",
+        "f(a='\\N{EM DASH}')",
+        "f(a='\\0')",
+        "f(a='x\\\ny')",
+        "f(a='x\\')",
         "f(a='x\ny')",
         "f(a='x\ry')",
         "f(a=01)",
@@ -131,6 +145,7 @@ _ATOMS = st.sampled_from(
     [
         "1", "0", "-3", "+4", "01", "1.5", "-0.0", "1e-09", "2E+3", "1e999", "1.", ".5",
         "1_0", "'x'", '"y"', "''", "'it\"s'", "'a\\'b'", "'\u00e9'", "True", "None", "null",
+        "'C:\\\\'", "'\\n\\t\\r'", "'\\x41'", "'\\d'", '"\\""', "'\\\\\\''",
         "false", "name", "b'x'", "'a' 'b'", "(1, 2)", "{1}", "-True", "g(a=1)",
     ]
 )  # fmt: skip

@@ -3,14 +3,16 @@
 Reference: `bfcl_eval/eval_checker/ast_eval/ast_checker.py` (bfcl-eval 2026.3.23). Each
 function below names the BFCL function it reproduces. The rules, BFCL's quirks included,
 are documented in docs/bfcl.md. Values compare with Python's own `==` and `type()`, as
-in BFCL: `True == 1`, `1 == 1.0`, but `type(True) is not int`.
+in BFCL: `True == 1`, `1 == 1.0`, but `type(True) is not int`. Its verdicts are in
+`_verdict`, its dict checkers in `_dicts`. This is the general path: the `bfcl` profile
+judges with the same rules compiled once per case (`_compiled`), which hands every value
+it does not evidently accept to `check_param` here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Literal
 
 from toolgrade.bfcl._answer import (
@@ -18,7 +20,6 @@ from toolgrade.bfcl._answer import (
     BfclCall,
     Options,
     answer_type,
-    as_list,
     contains,
     standardize_string,
     std,
@@ -30,8 +31,11 @@ from toolgrade.bfcl._convert import (
     java_convert,
     js_convert,
 )
+from toolgrade.bfcl._dicts import dict_check, list_dict_check
+from toolgrade.bfcl._verdict import OK, OK_VARIABLE, ErrorType, Verdict, fail, valid_pairs
 
 __all__ = [
+    "PYTHON_TYPES",
     "BfclCall",
     "BfclFunction",
     "BfclParam",
@@ -39,39 +43,14 @@ __all__ = [
     "Language",
     "Verdict",
     "check_calls",
+    "check_param",
+    "doc_for",
+    "fail",
     "standardize_string",
+    "valid_pairs",
 ]
 
 Language = Literal["python", "java", "javascript"]
-
-ErrorType = Literal[
-    "",
-    "ast_decoder:decoder_failed",
-    "wrong_count",
-    "wrong_func_name",
-    "missing_required",
-    "missing_optional",
-    "unexpected_param",
-    "type_error:simple",
-    "type_error:nested",
-    "type_error:java",
-    "type_error:js",
-    "value_error:others",
-    "value_error:string",
-    "value_error:list/tuple",
-    "value_error:dict_key",
-    "value_error:dict_value",
-    "value_error:list_dict_count",
-    "value_error:list_dict_item",
-    "dict_checker:unclear",
-    "list_dict_checker:unclear",
-    "missing_doc",
-    "unknown_type",
-    "conversion_unsupported",
-    "bad_answer",
-]
-"""BFCL's error types (its names, without the checker-function prefix), plus toolgrade's
-for inputs on which BFCL itself would crash (`missing_doc`, `unknown_type`, ...)."""
 
 PYTHON_TYPES: dict[str, type] = {
     "string": str,
@@ -107,26 +86,6 @@ class BfclFunction:
     required: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Verdict:
-    """BFCL's verdict on a call or a case, with BFCL's error type."""
-
-    valid: bool
-    error_type: ErrorType = ""
-    message: str = ""
-    param: str | None = None
-    pairs: tuple[tuple[int, int], ...] = ()
-    """(expected index, actual index) for every call that matched."""
-
-
-_OK = Verdict(valid=True)
-_OK_VARIABLE = Verdict(valid=True, param="variable")
-
-
-def _fail(error_type: ErrorType, message: str, param: str | None = None) -> Verdict:
-    return Verdict(valid=False, error_type=error_type, message=message, param=param)
-
-
 def check_calls(
     functions: Sequence[BfclFunction],
     expected: Sequence[BfclAnswer],
@@ -141,13 +100,13 @@ def check_calls(
     One expected call needs exactly one actual call (`simple_function_checker`).
     """
     if len(actual) != len(expected):
-        return _fail("wrong_count", "Wrong number of functions.")
+        return fail("wrong_count", "Wrong number of functions.")
     used: list[int] = []
     for answer in expected:
-        doc = _doc(functions, answer.name)
+        doc = doc_for(functions, answer.name)
         if doc is None:
-            return _fail("missing_doc", f"no function doc for {answer.name!r}")
-        verdict = _OK
+            return fail("missing_doc", f"no function doc for {answer.name!r}")
+        verdict = OK
         for j, call in enumerate(actual):
             if j in used:
                 continue
@@ -157,19 +116,15 @@ def check_calls(
                 break
         if not verdict.valid:
             return verdict
-    return _valid(tuple(enumerate(used)))
+    return valid_pairs(tuple(enumerate(used)))
 
 
-def _doc(functions: Sequence[BfclFunction], name: str) -> BfclFunction | None:
+def doc_for(functions: Sequence[BfclFunction], name: str) -> BfclFunction | None:
+    """The first doc of that name (BFCL looks the doc up by name)."""
     for function in functions:
         if function.name == name:
             return function
     return None
-
-
-@lru_cache(maxsize=256)
-def _valid(pairs: tuple[tuple[int, int], ...]) -> Verdict:
-    return Verdict(valid=True, pairs=pairs)
 
 
 def check_one(
@@ -183,37 +138,37 @@ def check_one(
     # Models whose API forbids dots answer `uber_ride` for `uber.ride`; BFCL renames
     # per model, toolgrade accepts both spellings.
     if call.name != doc.name and call.name != doc.name.replace(".", "_"):
-        return _fail("wrong_func_name", f"Function name {doc.name!r} not found in model output.")
+        return fail("wrong_func_name", f"Function name {doc.name!r} not found in model output.")
     args = call.arguments
     for param in doc.required:
         if param not in args:
-            return _fail("missing_required", f"Missing required parameter: {param!r}.", param)
+            return fail("missing_required", f"Missing required parameter: {param!r}.", param)
     for param, value in args.items():
         spec = doc.params.get(param)
         options = answer.options.get(param)
         if spec is None or options is None:
-            return _fail("unexpected_param", f"Unexpected parameter: {param!r}.", param)
-        verdict = _check_param(param, value, spec, options, language)
+            return fail("unexpected_param", f"Unexpected parameter: {param!r}.", param)
+        verdict = check_param(param, value, spec, options, language)
         if not verdict.valid:
             return verdict
     for param, options in answer.options.items():
         if param not in args and not options.optional:
-            return _fail(
+            return fail(
                 "missing_optional",
                 f"Optional parameter {param!r} not provided and not marked as optional.",
                 param,
             )
-    return _OK
+    return OK
 
 
-def _check_param(
+def check_param(
     param: str, value: object, spec: BfclParam, options: Options, language: Language
 ) -> Verdict:
     nested: type | None = None
     if language == "python":
         expected = PYTHON_TYPES.get(spec.type)
         if expected is None:
-            return _fail("unknown_type", f"BFCL has no Python type {spec.type!r}", param)
+            return fail("unknown_type", f"BFCL has no Python type {spec.type!r}", param)
         if spec.type in _NESTED_PYTHON and spec.items is not None:
             nested = PYTHON_TYPES.get(spec.items)
         if spec.type == "float" and type(value) is int:
@@ -227,7 +182,7 @@ def _check_param(
     values = options.values
     answer = options.answer_type
     if nested is None and type(value) is expected:  # `_type_check`'s commonest case
-        typed = _OK_VARIABLE if answer is not None and answer is not expected else _OK
+        typed = OK_VARIABLE if answer is not None and answer is not expected else OK
     else:
         typed = _type_check(param, value, values, expected, nested, answer=answer)
     if not typed.valid:
@@ -237,12 +192,12 @@ def _check_param(
         if special is not None:
             return special
     if not contains(values, value):
-        return _fail(
+        return fail(
             "value_error:others",
             f"Invalid value for parameter {param!r}: {value!r}. Expected one of {values}.",
             param,
         )
-    return _OK
+    return OK
 
 
 def _convert(
@@ -252,9 +207,9 @@ def _convert(
     convert = java_convert if language == "java" else js_convert
     expected = table.get(spec.type)
     if expected is None:
-        return _fail("unknown_type", f"BFCL has no {language} type {spec.type!r}", param)
+        return fail("unknown_type", f"BFCL has no {language} type {spec.type!r}", param)
     if type(value) is not str:
-        return _fail(
+        return fail(
             "type_error:java" if language == "java" else "type_error:js",
             f"Incorrect type for parameter {param!r}. Expected type String, "
             f"got {type(value).__name__}. Parameter value: {value!r}.",
@@ -265,12 +220,12 @@ def _convert(
         if spec.type in _NESTED_CONVERSION:
             nested = table.get(spec.items or "")
             if nested is None:
-                return _fail("unknown_type", f"no items type for {param!r}", param)
+                return fail("unknown_type", f"no items type for {param!r}", param)
             value = convert(value, spec.type, spec.items)
         else:
             value = convert(value, spec.type)
     except ConversionUnsupported as exc:
-        return _fail("conversion_unsupported", str(exc), param)
+        return fail("conversion_unsupported", str(exc), param)
     return value, expected, nested
 
 
@@ -285,7 +240,7 @@ def _type_check(
 ) -> Verdict:
     """BFCL's `type_checker` (`answer`: `answer_type(options)`); param `variable`: is_variable."""
     # A possible answer of another type than the doc's is a variable name (a string).
-    ok = _OK_VARIABLE if answer is not None and answer is not expected else _OK
+    ok = OK_VARIABLE if answer is not None and answer is not expected else OK
     nested_failed = False
     if type(value) is expected:
         if nested is None:
@@ -301,9 +256,9 @@ def _type_check(
         nested_failed = True
     if answer is not None and type(value) is answer:
         if nested_failed:
-            return _fail("type_error:nested", f"Nested type checking failed for {param!r}.", param)
-        return _OK_VARIABLE
-    return _fail(
+            return fail("type_error:nested", f"Nested type checking failed for {param!r}.", param)
+        return OK_VARIABLE
+    return fail(
         "type_error:simple",
         f"Incorrect type for parameter {param!r}. Expected type {expected.__name__}, "
         f"got {type(value).__name__}. Parameter value: {value!r}.",
@@ -316,13 +271,13 @@ def _special_check(
 ) -> Verdict | None:
     values = options.values
     if expected is dict and isinstance(value, dict):
-        return _dict_check(param, value, values)
+        return dict_check(param, value, values)
     if expected is list and nested is dict and isinstance(value, list):
-        return _list_dict_check(param, value, values)
+        return list_dict_check(param, value, values)
     if expected is str and isinstance(value, str):
         if standardize_string(value) in options.strings:
-            return _OK
-        return _fail(
+            return OK
+        return fail(
             "value_error:string",
             f"Invalid value for parameter {param!r}: {value!r}. Expected one of {values}.",
             param,
@@ -333,63 +288,10 @@ def _special_check(
         if any(given == w for w in options.lists) or any(
             given == [std(x) for x in o] for o in values if isinstance(o, str)
         ):
-            return _OK
-        return _fail(
+            return OK
+        return fail(
             "value_error:list/tuple",
             f"Invalid value for parameter {param!r}: {value!r}. Expected one of {values}.",
             param,
         )
     return None
-
-
-def _dict_check(param: str, value: Mapping[str, object], options: Sequence[object]) -> Verdict:
-    """BFCL's `dict_checker`: one level deep, each key against its list of values."""
-    last = _fail("dict_checker:unclear", f"No possible answer for {param!r}.", param)
-    for option in options:
-        if option == "":
-            continue
-        if not isinstance(option, Mapping):
-            return _fail("bad_answer", f"dict answer for {param!r} is not an object", param)
-        last = _dict_one(param, value, option)
-        if last.valid:
-            return _OK
-    return last
-
-
-def _dict_one(param: str, value: Mapping[str, object], option: Mapping[str, object]) -> Verdict:
-    for key, item in value.items():
-        if key not in option:
-            return _fail("value_error:dict_key", f"Unexpected dict key parameter: {key!r}.", param)
-        wanted = [std(o) for o in as_list(option[key])]
-        if not contains(wanted, std(item)):
-            return _fail(
-                "value_error:dict_value",
-                f"Invalid value for parameter {key!r}: {item!r}. Expected one of {wanted}.",
-                param,
-            )
-    for key, item in option.items():
-        if key not in value and "" not in as_list(item):
-            return _fail("value_error:dict_key", f"Missing dict key parameter: {key!r}.", param)
-    return _OK
-
-
-def _list_dict_check(param: str, value: list[object], options: Sequence[object]) -> Verdict:
-    """BFCL's `list_dict_checker`: dicts in order against each candidate list."""
-    last = _fail("list_dict_checker:unclear", f"No possible answer for {param!r}.", param)
-    for option in options:
-        if not isinstance(option, list | str) or len(value) != len(option):
-            last = _fail(
-                "value_error:list_dict_count", "Wrong number of dictionaries in the list.", param
-            )
-            continue
-        for item, wanted in zip(value, option, strict=True):
-            if not isinstance(item, Mapping):
-                # BFCL would crash here (`.items()` on a non-dict); count it as wrong.
-                last = _fail("value_error:list_dict_item", f"{item!r} is not a dict", param)
-                break
-            last = _dict_check(param, item, [wanted])
-            if not last.valid:
-                break
-        else:
-            return _OK
-    return last

@@ -273,7 +273,14 @@ def _encode_option(option: JsonValue) -> JsonValue:
 
 
 def _encode_inner(values: JsonValue) -> JsonValue:
-    """A dict answer's list of values for one key (values compare literally there)."""
+    """A dict answer's list of values for one key (values compare literally there).
+
+    A bare string instead of a list (simple_java_64) is kept as `$literal`, which
+    matches as the string does and tells the `bfcl` profile that BFCL reads it as a
+    list of characters.
+    """
+    if isinstance(values, str):
+        return {"$literal": values}
     if not isinstance(values, list):
         return values
     if values == [""]:
@@ -320,7 +327,9 @@ def _decode_option(option: JsonValue) -> object:
     return option
 
 
-def _decode_inner(value: JsonValue) -> list[object]:
+def _decode_inner(value: JsonValue) -> object:
+    if isinstance(value, dict) and len(value) == 1 and isinstance(value.get("$literal"), str):
+        return value["$literal"]  # a bare string: see `_encode_inner`
     items = _any_of_items(value)
     return [_decode_literal(v) for v in ([value] if items is None else items)]
 

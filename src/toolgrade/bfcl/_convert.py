@@ -61,6 +61,22 @@ _INT = re.compile(r"^-?\d+$")
 _JAVA_FLOAT = re.compile(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?[fF]$")
 _JAVA_DOUBLE = re.compile(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?$")
 _JAVA_LONG = re.compile(r"^-?\d+[lL]$")
+# BFCL's patterns, compiled once (BFCL passes them to `re` functions each time).
+_F_SUFFIX = re.compile(r"[fF]$")
+_L_SUFFIX = re.compile(r"[lL]$")
+_ARRAYLIST_AS_LIST = re.compile(r"new\s+ArrayList<\w*>\(Arrays\.asList\((.+?)\)\)")
+_ARRAYLIST_ADDS = re.compile(r"new\s+ArrayList<\w*>\(\)\s*\{\{\s*(.+?)\s*\}\}", re.DOTALL)
+_ADD = re.compile(r"add\((.+?)\)")
+_ARRAYLIST_EMPTY = re.compile(r"new\s+ArrayList<\w*>\(\)")
+_ARRAY = re.compile(r"new\s+\w+\[\]\s*\{(.*?)\}")
+_HASHMAP = re.compile(r"new\s+HashMap<.*?>\s*\(\)\s*\{\s*\{?\s*(.*?)\s*\}?\s*\}", re.DOTALL)
+_PUT = re.compile(r"put\(\"(.*?)\",\s*(.*?)\)")
+_HASHMAP_EMPTY = re.compile(r"new\s+HashMap<.*?>\s*\(\)")
+_JS_FLOAT = re.compile(r"^-?\d+(\.\d+)?$")
+_JS_BIGINT = re.compile(r"^-?\d+n$")
+_JS_ROW = re.compile(r"\[(.*?)\]")
+_JS_DICT = re.compile(r"\{(.*?)\}")
+_JS_ENTRY = re.compile(r"([^:]+):\s*(.*?)(?:,\s*(?=[^,]+:)|$)")
 
 
 def java_convert(value: str, expected: str, nested: str | None = None) -> Converted:
@@ -74,11 +90,11 @@ def java_convert(value: str, expected: str, nested: str | None = None) -> Conver
     if expected in ("byte", "short", "integer"):
         return int(value) if _INT.match(value) else value
     if expected == "float":
-        return float(re.sub(r"[fF]$", "", value)) if _JAVA_FLOAT.match(value) else value
+        return float(_F_SUFFIX.sub("", value)) if _JAVA_FLOAT.match(value) else value
     if expected == "double":
         return float(value) if _JAVA_DOUBLE.match(value) else value
     if expected == "long":
-        return int(re.sub(r"[lL]$", "", value)) if _JAVA_LONG.match(value) else value
+        return int(_L_SUFFIX.sub("", value)) if _JAVA_LONG.match(value) else value
     if expected == "boolean":
         return value == "true" if value in ("true", "false") else value
     if expected == "ArrayList":
@@ -101,20 +117,20 @@ def _java_element(text: str, nested: str | None) -> Converted:
 
 
 def _java_arraylist(text: str, nested: str | None) -> Converted:
-    as_list = re.search(r"new\s+ArrayList<\w*>\(Arrays\.asList\((.+?)\)\)", text)
+    as_list = _ARRAYLIST_AS_LIST.search(text)
     if as_list:
         return [_java_element(part.strip(), nested) for part in as_list.group(1).split(",")]
-    adds = re.search(r"new\s+ArrayList<\w*>\(\)\s*\{\{\s*(.+?)\s*\}\}", text, re.DOTALL)
+    adds = _ARRAYLIST_ADDS.search(text)
     if adds:
-        found = re.findall(r"add\((.+?)\)", adds.group(1))
+        found = _ADD.findall(adds.group(1))
         return [_java_element(item.strip(), nested) for item in found]
-    if re.search(r"new\s+ArrayList<\w*>\(\)", text):
+    if _ARRAYLIST_EMPTY.search(text):
         return []
     return text
 
 
 def _java_array(text: str, nested: str | None) -> Converted:
-    match = re.search(r"new\s+\w+\[\]\s*\{(.*?)\}", text)
+    match = _ARRAY.search(text)
     if not match:
         return text
     parts = [x.strip() for x in match.group(1).split(",") if x.strip()]
@@ -124,14 +140,14 @@ def _java_array(text: str, nested: str | None) -> Converted:
 
 
 def _java_hashmap(text: str) -> Converted:
-    match = re.search(r"new\s+HashMap<.*?>\s*\(\)\s*\{\s*\{?\s*(.*?)\s*\}?\s*\}", text, re.DOTALL)
+    match = _HASHMAP.search(text)
     if match:
         elements: dict[str, Converted] = {}
         if match.group(1).strip():
-            for key, raw in re.findall(r"put\(\"(.*?)\",\s*(.*?)\)", match.group(1)):
+            for key, raw in _PUT.findall(match.group(1)):
                 elements[key] = _java_value(raw.strip())
         return elements
-    if re.search(r"new\s+HashMap<.*?>\s*\(\)", text):
+    if _HASHMAP_EMPTY.search(text):
         return {}
     return text
 
@@ -147,7 +163,7 @@ def _java_value(text: str) -> Converted:
     if _JAVA_LONG.match(text):
         return int(text[:-1])
     if _JAVA_FLOAT.match(text):
-        return float(re.sub(r"[fF]$", "", text))
+        return float(_F_SUFFIX.sub("", text))
     return _int_float_or_text(text)
 
 
@@ -178,9 +194,9 @@ def js_convert(value: str, expected: str, nested: str | None = None) -> Converte
     if expected == "integer":
         return int(value) if _INT.match(value) else value
     if expected == "float":
-        return float(value) if re.match(r"^-?\d+(\.\d+)?$", value) else value
+        return float(value) if _JS_FLOAT.match(value) else value
     if expected == "Bigint":
-        return int(value[:-1]) if re.match(r"^-?\d+n$", value) else value
+        return int(value[:-1]) if _JS_BIGINT.match(value) else value
     if expected == "Boolean":
         return value == "true" if value in ("true", "false") else value
     if expected == "dict":
@@ -201,7 +217,7 @@ def _js_array(code: str, nested: str | None) -> Converted:
         two_d = _JS_2D.match(code)
         if two_d:
             rows: list[Converted] = []
-            for index, inner in enumerate(re.findall(r"\[(.*?)\]", two_d.group(0))):
+            for index, inner in enumerate(_JS_ROW.findall(two_d.group(0))):
                 inner = inner.strip()
                 if index == 0 and inner.startswith("["):
                     inner = inner[1:]
@@ -230,11 +246,11 @@ def _js_nested(text: str, nested: str) -> Converted:
 def _js_dict(code: str) -> Converted:
     if code == "{}":
         return {}
-    match = re.match(r"\{(.*?)\}", code)
+    match = _JS_DICT.match(code)
     if not match:
         return code
     out: dict[str, Converted] = {}
-    for key, raw in re.findall(r"([^:]+):\s*(.*?)(?:,\s*(?=[^,]+:)|$)", match.group(1)):
+    for key, raw in _JS_ENTRY.findall(match.group(1)):
         name = key.strip().strip("'\"")
         text = raw.strip()
         if text.startswith("[") and text.endswith("]"):

@@ -2,8 +2,9 @@
 
 `judge(..., profile="bfcl")` imports this module, which registers `judge_bfcl`. It
 recovers BFCL's function docs from the tools' schemas and BFCL's possible answers from
-the expected calls (`toolgrade.bfcl._codec`), then applies BFCL's checker rules
-(`toolgrade.bfcl._checker`) and returns the verdict, which `judge` makes a result. The
+the expected calls (`toolgrade.bfcl._codec`), compiles BFCL's checker rules for them
+once per case and tools (`toolgrade.bfcl._compiled`, the rules of
+`toolgrade.bfcl._checker`), and returns the verdict, which `judge` makes a result. The
 rules, and where they differ from the default profile, are in docs/bfcl.md. BFCL gives
 no partial credit: every case scores 1 or 0.
 """
@@ -18,17 +19,19 @@ from toolgrade._judge import register_profile
 from toolgrade._memo import IdentityMemo
 from toolgrade._trusted import construct_trusted
 from toolgrade._vocab import REQUIRED_BY_SCHEMA, Mismatch, MismatchReason
-from toolgrade.bfcl._answer import BfclAnswer, prepare_answer
-from toolgrade.bfcl._checker import BfclFunction, ErrorType, Language, check_calls
-from toolgrade.bfcl._checker import Verdict as CheckerVerdict
+from toolgrade.bfcl._answer import prepare_answer
+from toolgrade.bfcl._checker import BfclFunction, Language
 from toolgrade.bfcl._codec import decode_answer, function_from_schema
+from toolgrade.bfcl._compiled import FIRST_PAIR, CompiledChecker, compile_checker
+from toolgrade.bfcl._verdict import ErrorType
+from toolgrade.bfcl._verdict import Verdict as CheckerVerdict
 from toolgrade.calls import ToolCall, as_calls
 from toolgrade.extract import Extraction
 from toolgrade.match._calls import RubricName
 from toolgrade.results import PairResult, Status, Verdict
 from toolgrade.suite import Case, ToolSpec
 
-__all__ = ["judge_bfcl", "language_of"]
+__all__ = ["checker_for", "judge_bfcl", "language_of"]
 
 _LANGUAGE_TAGS: dict[str, Language] = {
     "language:java": "java",
@@ -58,6 +61,8 @@ _MESSAGES: dict[ErrorType, str] = {
 
 
 _CORRECT = Verdict(status=Status.CORRECT, score=1.0)
+# Looked up once: an enum member costs a lookup through its class each time.
+_CORRECT_STATUS, _MISSED, _UNEXPECTED = Status.CORRECT, Status.MISSED_CALL, Status.UNEXPECTED_CALL
 
 
 def language_of(case: Case) -> Language:
@@ -92,11 +97,15 @@ def judge_bfcl(
     Returns:
         The verdict, with BFCL's error type in the details.
     """
-    extraction = actual if isinstance(actual, Extraction) else None
-    calls = extraction.calls if extraction is not None else as_calls(actual, side="actual")
-    decoded = None if extraction is not None and extraction.errors else calls
+    if isinstance(actual, Extraction):
+        calls = actual.calls
+        decoded = None if actual.errors else calls
+    else:
+        calls = decoded = as_calls(actual, side="actual")
     status, verdict = _decide(case, decoded, tools or ())
-    if status is Status.CORRECT:
+    if status is _CORRECT_STATUS:
+        if verdict is FIRST_PAIR:
+            return _CORRECT_FIRST
         return _CORRECT if verdict is None else _correct_verdict(verdict.pairs)
     return Verdict(
         status=status,
@@ -111,17 +120,46 @@ def _decide(
 ) -> tuple[Status, CheckerVerdict | None]:
     if case.any_call:
         # live_relevance: any decoded call passes, whatever its name and arguments.
-        return (Status.CORRECT if decoded else Status.MISSED_CALL), None
+        return (_CORRECT_STATUS if decoded else _MISSED), None
     if not case.expected:
-        return (Status.UNEXPECTED_CALL if decoded else Status.CORRECT), None
+        return (_UNEXPECTED if decoded else _CORRECT_STATUS), None
     if decoded is None:
-        return Status.PARSE_ERROR, CheckerVerdict(
-            False, "ast_decoder:decoder_failed", "Invalid syntax."
-        )
-    language = language_of(case)
-    functions = [_FUNCTIONS.get(t, _no_docs).get(language) or _function(t, language) for t in tools]
-    verdict = _check(case, functions, decoded, language)
+        return Status.PARSE_ERROR, _DECODER_FAILED
+    found = _CHECKERS.find(case)
+    checker = found if found is not None and found.fits(tools) else checker_for(case, tools)
+    verdict = checker.check(decoded)
+    if verdict.valid:
+        return _CORRECT_STATUS, verdict
     return _status(verdict, len(case.expected), len(decoded)), verdict
+
+
+_DECODER_FAILED = CheckerVerdict(False, "ast_decoder:decoder_failed", "Invalid syntax.")
+# Per case, BFCL's checker compiled for the tools it was last judged with.
+_CHECKERS: IdentityMemo[Case, CompiledChecker] = IdentityMemo(8192)
+_FUNCTIONS: IdentityMemo[ToolSpec, dict[Language, BfclFunction]] = IdentityMemo(4096)
+
+
+def checker_for(case: Case, tools: Sequence[ToolSpec]) -> CompiledChecker:
+    """BFCL's checker for a case offering `tools`, compiled once per case and tools."""
+    found = _CHECKERS.find(case)
+    if found is not None and found.fits(tools):
+        return found
+    language = language_of(case)
+    # BFCL knows one possible answer per entry; alternatives are only tried after it.
+    expectations = [
+        [prepare_answer(call.name, decode_answer(call.arguments)) for call in expectation]
+        for expectation in (case.expected, *case.alternatives)
+    ]
+    # Only the docs of the functions the answers call are read (the first of each name).
+    wanted = {answer.name for expectation in expectations for answer in expectation}
+    functions = [
+        _FUNCTIONS.get(t, _no_docs).get(language) or _function(t, language)
+        for t in tools
+        if t.name in wanted
+    ]
+    compiled = compile_checker(functions, expectations, language=language, tools=tools)
+    _CHECKERS.put(case, compiled)
+    return compiled
 
 
 def _function(tool: ToolSpec, language: Language) -> BfclFunction:
@@ -132,39 +170,6 @@ def _function(tool: ToolSpec, language: Language) -> BfclFunction:
 
 def _no_docs(_tool: ToolSpec) -> dict[Language, BfclFunction]:
     return {}
-
-
-def _answer(call: ToolCall) -> BfclAnswer:
-    return prepare_answer(call.name, decode_answer(call.arguments))
-
-
-_FUNCTIONS: IdentityMemo[ToolSpec, dict[Language, BfclFunction]] = IdentityMemo(4096)
-_ANSWERS: IdentityMemo[ToolCall, BfclAnswer] = IdentityMemo(8192)
-
-
-def _check(
-    case: Case, functions: Sequence[BfclFunction], actual: Sequence[ToolCall], language: Language
-) -> CheckerVerdict:
-    # BFCL knows one possible answer per entry; alternatives are only tried after it.
-    answer = [_ANSWERS.get(e, _answer) for e in case.expected]
-    first = check_calls(functions, answer, actual, language=language)
-    if first.valid:
-        return first
-    for alternative in case.alternatives:
-        verdict = _check_one(alternative, functions, actual, language)
-        if verdict.valid:
-            return verdict
-    return first
-
-
-def _check_one(
-    expected: Sequence[ToolCall],
-    functions: Sequence[BfclFunction],
-    actual: Sequence[ToolCall],
-    language: Language,
-) -> CheckerVerdict:
-    answer = [_ANSWERS.get(e, _answer) for e in expected]
-    return check_calls(functions, answer, actual, language=language)
 
 
 def _status(verdict: CheckerVerdict, n_expected: int, n_actual: int) -> Status:
@@ -222,5 +227,7 @@ def _details(verdict: CheckerVerdict | None) -> tuple[Mismatch, ...]:
     message = f"BFCL {verdict.error_type}: {text}"
     return (Mismatch(path=path, reason=reason, message=message),)
 
+
+_CORRECT_FIRST = _correct_verdict(FIRST_PAIR.pairs)
 
 register_profile("bfcl", judge_bfcl, reads_any_name=True)

@@ -18,6 +18,7 @@ from toolgrade.extract._registry import (
     formats_version,
     text_formats,
 )
+from toolgrade.extract._shortcut import message_shortcut, plain_shortcut
 from toolgrade.extract._structured import Shape, StructuredFormat, parse_structured, shape_of
 from toolgrade.extract._types import ExtractContext, Extraction, ExtractionProblem, TextFormat
 
@@ -51,6 +52,8 @@ def make_context(tools: Sequence[str | ToolSpec] | None) -> ExtractContext:
 
 _NO_TOOLS = ExtractContext()
 """The context when the tools are unknown (frozen, and no parser changes its schemas)."""
+_NO_CALLS = Extraction()
+"""The extraction of output without calls (frozen: one serves every such output)."""
 
 
 def _failed(error: ExtractionProblem) -> Extraction:
@@ -160,7 +163,7 @@ def _detect(text: str, ctx: ExtractContext) -> Extraction:
         found = _run(fmt, text, ctx)
         if found is not None:
             return found
-    return Extraction()
+    return _NO_CALLS
 
 
 def _detect_unmarked(text: str, ctx: ExtractContext) -> Extraction:
@@ -172,7 +175,7 @@ def _detect_unmarked(text: str, ctx: ExtractContext) -> Extraction:
         found = _run(fmt, text, ctx)
         if found is not None:
             return found
-    return Extraction()
+    return _NO_CALLS
 
 
 def _resolve(name: str) -> TextFormat | StructuredFormat | None:
@@ -220,11 +223,17 @@ def extract_calls(
         >>> extract_calls("The answer is 42.").format
         'none'
     """
-    forced = _resolve(format)
-    ctx = make_context(tools)
+    forced = None if format == "auto" else _resolve(format)
+    ctx = _NO_TOOLS if tools is None else make_context(tools)
     if forced is None and isinstance(output, str):
-        # Text holds no structured calls: straight to the text formats.
-        return _from_text(output, None, ctx)
+        # Text holds no structured calls: straight to the text formats, and for a plain
+        # call list (BFCL's prompting style) straight to the pythonic reader.
+        plain = plain_shortcut(output, ctx)
+        return plain if plain is not None else _from_text(output, None, ctx)
+    if forced is None:
+        plain = message_shortcut(output)
+        if plain is not None:
+            return plain
     shape = _shape(output)
     if isinstance(shape, Extraction):
         return shape

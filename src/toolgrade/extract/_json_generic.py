@@ -43,7 +43,7 @@ from toolgrade.extract._json_scan import (
 )
 from toolgrade.extract._types import ExtractContext, Extraction, ExtractionProblem, TextFormat
 
-__all__ = ["FORMATS", "GenericCalls", "fenced_blocks", "generic_calls"]
+__all__ = ["FORMATS", "GenericCalls", "fenced_blocks", "generic_calls", "reads_no_json"]
 
 _FENCE_LANGS = frozenset(
     {"", "json", "jsonc", "json5", "tool_call", "tool_calls", "function_call", "functions"}
@@ -53,6 +53,7 @@ _MAX_FENCES = MAX_CALLS + 1
 _MAX_FAILED_DECODES = 16
 """Candidates that fail to decode before a bare scan gives up (bounds hostile input)."""
 _BROKEN_WINDOW = 4096
+_ANY_TOOLS = ExtractContext()
 _WRAPPER_KEYS = ("tool_calls", "function_call", "tool_call", "calls")
 # Starts with a literal `{` so the regex engine skips ahead fast; a list's `[` is found by
 # looking back (see `_candidate_start`).
@@ -344,6 +345,21 @@ def _bare_json(text: str, ctx: ExtractContext) -> Extraction | None:
             all_params = all_params and read.parameters
     name = "llama3_json" if found.calls and all_params else "json"
     return found.result(name)
+
+
+def reads_no_json(text: str) -> bool:
+    """Whether `xlam` and `json` both read nothing in `text`, which is not JSON.
+
+    For text that holds no ``` fence and no JSON value at its start (a pythonic call
+    list): `xlam` then reads something only when the text starts with `[` and looks like
+    a broken call (an error), and `json` only from a call-shaped object it finds.
+    """
+    if _CANDIDATE.search(text) is not None:
+        return False
+    body = text.strip()
+    if not body.startswith("["):
+        return True
+    return not looks_like_call_text(body[:_BROKEN_WINDOW], _ANY_TOOLS, any_name=True)
 
 
 FORMATS: list[TextFormat] = [

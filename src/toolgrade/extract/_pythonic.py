@@ -4,8 +4,8 @@ Llama 3.2 and Llama 4 (pythonic template), BFCL's prompting style and many fine-
 write calls as Python. The text is parsed with `ast` and only literal arguments are
 accepted (see `_pyliteral`); nothing is ever evaluated. A plain call list that is the
 whole output (`[f(a=1, b='x')]`: keyword arguments, simple literals, one line) is read
-by a small tokenizer instead (`read_simple_block`), several times faster than `ast`
-and with the same result; it hands anything else to `ast`.
+by the plain readers instead (`read_plain`, see `_plain`), several times faster than
+`ast` and with the same result; they hand anything else to `ast`.
 
 Where a call list may appear:
 
@@ -22,20 +22,14 @@ is ignored) unless at least one call in it names a tool.
 
 from __future__ import annotations
 
-import keyword
 import re
 
-from toolgrade._json import JsonObject, JsonValue
-from toolgrade._trusted import construct_trusted
+from toolgrade._trusted import trusted_builder
 from toolgrade._vocab import ToolCall
 from toolgrade.extract._build import Finder, Found, resolve_name
-from toolgrade.extract._common import MAX_DEPTH, MAX_OUTPUT_CHARS
-from toolgrade.extract._pyliteral import (
-    MAX_ELEMENTS,
-    CallBlock,
-    matching_bracket,
-    read_call_block,
-)
+from toolgrade.extract._common import MAX_OUTPUT_CHARS
+from toolgrade.extract._plain import flat_calls, plain_calls, read_simple_block
+from toolgrade.extract._pyliteral import CallBlock, matching_bracket, read_call_block
 from toolgrade.extract._types import ExtractContext, Extraction, TextFormat
 
 __all__ = [
@@ -43,6 +37,7 @@ __all__ = [
     "add_call_block",
     "parse_pythonic",
     "parse_tool_code",
+    "read_plain",
     "read_simple_block",
 ]
 
@@ -102,18 +97,13 @@ def parse_pythonic(text: str, ctx: ExtractContext) -> Extraction | None:
     if len(text) > MAX_OUTPUT_CHARS or "(" not in text:
         return None
     whole = _unwrap(text)
-    looks_whole = _WHOLE_START.match(whole) is not None and whole.endswith((")", "]"))
-    block = read_simple_block(whole) if looks_whole else None
-    if block is not None and _names_known(block, ctx):
-        # A plain call list: what `_read_whole` would record, built directly.
-        calls: list[ToolCall] = []
-        for name, arguments in block.calls:
-            call: dict[str, object] = {"name": resolve_name(name, ctx), "arguments": arguments}
-            calls.append(construct_trusted(ToolCall, call))
-        values: dict[str, object] = {"calls": tuple(calls), "format": "pythonic", "errors": ()}
-        return construct_trusted(Extraction, values)
+    looks_whole = _looks_whole(whole)
+    if looks_whole:
+        plain = read_plain(whole, ctx)
+        if plain is not None:
+            return plain
     found = Found("pythonic")
-    if looks_whole and _read_whole(found, whole, ctx, block or read_call_block(whole)):
+    if looks_whole and _read_whole(found, whole, ctx, read_call_block(whole)):
         return found.result()
     if not looks_whole and _truncated(whole, ctx):
         found.error("pythonic call list: the list is not closed (output truncated?)")
@@ -132,6 +122,35 @@ def parse_pythonic(text: str, ctx: ExtractContext) -> Extraction | None:
         if block.shaped and _names_known(block, ctx) and block.calls:
             _record(found, block, ctx, where="pythonic call")
     return found.result()
+
+
+def _looks_whole(whole: str) -> bool:
+    """Whether the whole output (unwrapped) may be a call list: `[name(` ... `)` or `]`."""
+    return _WHOLE_START.match(whole) is not None and whole.endswith((")", "]"))
+
+
+def read_plain(whole: str, ctx: ExtractContext) -> Extraction | None:
+    """The calls when the whole output (unwrapped) is a plain call list, else None.
+
+    What `_read_whole` would record for it, read by the plain reader and built directly;
+    None when the output is not plain (or names no offered tool): the `ast` reader decides.
+    """
+    found = flat_calls(whole)  # of the shape `_looks_whole` wants
+    if found is None and _looks_whole(whole):
+        found = plain_calls(whole)
+    if found is None:
+        return None
+    tools = ctx.tools
+    if tools is not None:
+        if not any(name in tools or name.rsplit(".", 1)[-1] in tools for name, _ in found):
+            return None
+        found = [(resolve_name(name, ctx), arguments) for name, arguments in found]
+    calls = tuple([_tool_call({"name": name, "arguments": args}) for name, args in found])
+    return _extraction({"calls": calls, "format": "pythonic", "errors": ()})
+
+
+_tool_call = trusted_builder(ToolCall)
+_extraction = trusted_builder(Extraction)
 
 
 def _truncated(whole: str, ctx: ExtractContext) -> bool:
@@ -165,155 +184,6 @@ def _read_whole(found: Found, whole: str, ctx: ExtractContext, block: CallBlock)
         return False  # `f(x)` alone reads as prose or maths, not as a call
     _record(found, block, ctx, where="pythonic call")
     return True
-
-
-# The tokens of plain call lists: punctuation, names, strings without escapes or line
-# breaks, decimal numbers short enough to stay finite (int() and float() read them as
-# Python does); `.` makes any other character a token of its own, which the reader declines.
-_TOKEN = re.compile(
-    r"[ \t]*("
-    r"[\[\](){}=,:.+-]"
-    r"|[A-Za-z_][A-Za-z0-9_]*"
-    r"|'[^'\\\n\r]*'"
-    r'|"[^"\\\n\r]*"'
-    r"|(?:0|[1-9][0-9]{0,17})(?:\.[0-9]{1,17})?(?:[eE][-+]?[0-9]{1,2})?"
-    r"|.)",
-    re.DOTALL,
-)
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
-_DIGITS = frozenset("0123456789")
-_QUOTES = frozenset("'\"")
-_CONSTANTS: dict[str, JsonValue] = {
-    "True": True,
-    "False": False,
-    "None": None,
-    "true": True,
-    "false": False,
-    "null": None,
-}
-_KEYWORDS = frozenset(keyword.kwlist)
-
-
-class _Decline(Exception):
-    """The text is not a plain call list: the `ast` reader decides."""
-
-
-def read_simple_block(text: str) -> CallBlock | None:
-    """Read a plain call list (`[f(a=1, b='x')]` or `f(a=1)`) without `ast`, or decline.
-
-    Plain means: ASCII names, keyword arguments, and literal values that are strings
-    without escapes, short decimal numbers (optionally signed), the constants, lists and
-    dicts with string keys, on one line. Anything else (and a repeated argument, a
-    Python keyword as a name, nesting deeper than `MAX_DEPTH`, text past
-    `MAX_ELEMENTS` characters) returns None, and `read_call_block` reads the text: where
-    this reader answers, `read_call_block` gives the same `CallBlock`, several times slower.
-    """
-    text = text.strip()
-    if len(text) > MAX_ELEMENTS or "\0" in text:
-        return None
-    if not text.isascii() and _SURROGATE.search(text) is not None:
-        return None
-    tokens = _TOKEN.findall(text)
-    tokens.append("")
-    calls: list[tuple[str, JsonObject]] = []
-    try:
-        if tokens[0] == "[":
-            i = 1
-            while tokens[i] != "]":
-                i = _simple_call(tokens, i, calls)
-                if tokens[i] == ",":
-                    i += 1
-                elif tokens[i] != "]":
-                    return None
-            if i == 1:
-                return None  # `[]` is no call list
-            i += 1
-        else:
-            i = _simple_call(tokens, 0, calls)
-    except (_Decline, IndexError):
-        return None
-    if i != len(tokens) - 1:
-        return None
-    # Loops rather than generators, here and below: on this path they cost more than the work.
-    keyword_calls = 0
-    for _, arguments in calls:
-        keyword_calls += bool(arguments)
-    return CallBlock(calls, [], "", True, keyword_calls)
-
-
-def _simple_name(name: str) -> str:
-    if name[:1] not in _NAME_START or name in _KEYWORDS:
-        raise _Decline
-    return name
-
-
-def _simple_call(tokens: list[str], i: int, calls: list[tuple[str, JsonObject]]) -> int:
-    """Read the call at token `i` into `calls`; return the index after its `)`."""
-    name = _simple_name(tokens[i])
-    i += 1
-    while tokens[i] == ".":
-        name = f"{name}.{_simple_name(tokens[i + 1])}"
-        i += 2
-    if tokens[i] != "(":
-        raise _Decline
-    i += 1
-    arguments: JsonObject = {}
-    while tokens[i] != ")":
-        key = tokens[i]
-        if key[:1] not in _NAME_START or key in _KEYWORDS or tokens[i + 1] != "=":
-            raise _Decline
-        if key in arguments:
-            raise _Decline
-        token = tokens[i + 2]
-        if token[:1] in _QUOTES and len(token) > 1:  # the commonest values, inline
-            arguments[key] = token[1:-1]
-            i += 3
-        elif token[:1] in _DIGITS:
-            arguments[key] = int(token) if token.isdigit() else float(token)
-            i += 3
-        else:
-            arguments[key], i = _simple_value(tokens, i + 2, 3)
-        if tokens[i] == ",":
-            i += 1
-        elif tokens[i] != ")":
-            raise _Decline
-    calls.append((name, arguments))
-    return i + 1
-
-
-def _simple_value(tokens: list[str], i: int, depth: int) -> tuple[JsonValue, int]:
-    token = tokens[i]
-    first = token[:1]
-    if first in _DIGITS:
-        return (int(token) if token.isdigit() else float(token)), i + 1
-    if first in _QUOTES and len(token) > 1:
-        return token[1:-1], i + 1
-    if token in _CONSTANTS:
-        return _CONSTANTS[token], i + 1
-    if token in ("-", "+") and tokens[i + 1][:1] in _DIGITS:
-        number, i = _simple_value(tokens, i + 1, depth)
-        return (-number if token == "-" else number), i  # type: ignore[operator]
-    if depth >= MAX_DEPTH or token not in ("[", "{"):
-        raise _Decline
-    closing = "]" if token == "[" else "}"
-    items: list[JsonValue] = []
-    result: JsonObject = {}
-    i += 1
-    while tokens[i] != closing:
-        if token == "[":
-            value, i = _simple_value(tokens, i, depth + 1)
-            items.append(value)
-        else:
-            key = tokens[i]
-            if key[:1] not in _QUOTES or len(key) < 2 or tokens[i + 1] != ":":
-                raise _Decline
-            result[key[1:-1]], i = _simple_value(tokens, i + 2, depth + 1)
-        if tokens[i] == ",":
-            i += 1
-        elif tokens[i] != closing:
-            raise _Decline
-    return (items if token == "[" else result), i + 1
 
 
 def parse_tool_code(text: str, ctx: ExtractContext) -> Extraction | None:

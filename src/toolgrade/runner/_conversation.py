@@ -23,7 +23,6 @@ from pathlib import Path
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade._threads import BoundedPool, default_pool
 from toolgrade._transcript import ConversationMode, Exchange, Step
-from toolgrade._vocab import ToolCall
 from toolgrade.backends import Backend, ChatReply, ChatRequest, NameMap
 from toolgrade.backends._http import RetryEvent, RetryLog
 from toolgrade.conversation._agent_trajectory import steps_from_messages, turn_start
@@ -45,10 +44,10 @@ from toolgrade.conversation._types import EnvironmentFactory, ToolEnvironment, T
 from toolgrade.results import CaseResult, Status
 from toolgrade.runner._case import CaseOutcome, RequestFailure, ask, extract_renamed
 from toolgrade.runner._steps import (
-    BOUNDED_ENVIRONMENTS,
     broken_turn,
     call_text,
     ended_turn,
+    execute_call,
     only_native_calls,
     reply_text,
     unjudged,
@@ -295,7 +294,15 @@ class ConversationRunner:
             live.messages.append(assistant_message(call_text(reply.raw), ids))
             exchanges: list[Exchange] = []
             for cid, call in ids:
-                exchange = await self._execute(live, call, cid, view.offered.get(call.name))
+                exchange = await execute_call(
+                    live.environment,
+                    live.faults,
+                    call,
+                    cid,
+                    view.offered.get(call.name),
+                    workers=self.workers,
+                    timeout=self.timeout,
+                )
                 exchanges.append(exchange)
                 live.messages.append(tool_message(exchange))
             steps.append(said.model_copy(update={"exchanges": tuple(exchanges)}))
@@ -322,33 +329,6 @@ class ConversationRunner:
             if isinstance(message, dict) and message.get("role") in ("assistant", "tool"):
                 live.messages.append(dict(message))
         return TurnRun(index=index, user=user, steps=tuple(steps), reply=text)
-
-    async def _execute(
-        self, live: _Live, call: ToolCall, cid: str, tool: ToolSpec | None
-    ) -> Exchange:
-        """One call: a failure injected on purpose, else the environment's answer.
-
-        The environment runs in a worker thread bounded by the timeout: a tool that
-        hangs or raises becomes an error result the model sees.
-        """
-        injected = live.faults.inject(call, call_id=cid)
-        if injected is not None:
-            return injected
-        environment = live.environment
-
-        def execute() -> Exchange:
-            return environment.execute(call, call_id=cid, tool=tool)
-
-        try:
-            if isinstance(environment, BOUNDED_ENVIRONMENTS):
-                return execute()
-            return await self.workers.call(execute, timeout=self.timeout)
-        except TimeoutError:
-            message = f"the tool took longer than {self.timeout:g} s"
-        except Exception as exc:  # the environment must answer; a bug costs this call
-            logger.warning("environment failed on %s: %s", call.name, exc)
-            message = f"{type(exc).__name__}: {exc}"
-        return Exchange(id=cid, call=call, result={"error": message}, outcome="error", note=message)
 
     async def _finish(
         self,

@@ -1,29 +1,39 @@
-"""Reading one step of a conversation, and the turns and verdicts of one cut short.
+"""One step of a conversation: reading it, executing its calls, and turns cut short.
 
-A step's text, the text sent back with its calls, and whether its calls can be read
-on the event loop (native calls, small) or go to a worker thread (any text).
+A step's text, the text sent back with its calls, whether its calls can be read on the
+event loop (native calls, small) or go to a worker thread (any text), and one call
+executed in the environment (on the event loop for a scripted one, else in a bounded
+worker thread).
 """
 
 from __future__ import annotations
 
+import logging
+
 from toolgrade._json import JsonValue
-from toolgrade._transcript import ConversationMode, ConversationRecord, FirstFailure, Step
+from toolgrade._threads import BoundedPool
+from toolgrade._transcript import ConversationMode, ConversationRecord, Exchange, FirstFailure, Step
+from toolgrade._vocab import ToolCall
 from toolgrade.conversation._environments import NoToolEnvironment
 from toolgrade.conversation._judge import ConversationVerdict
+from toolgrade.conversation._reference import FaultCounter
 from toolgrade.conversation._scripted import ScriptedToolEnvironment
-from toolgrade.conversation._types import TurnRun
+from toolgrade.conversation._types import ToolEnvironment, TurnRun
 from toolgrade.results import Status
-from toolgrade.suite import Conversation
+from toolgrade.suite import Conversation, ToolSpec
 
 __all__ = [
     "BOUNDED_ENVIRONMENTS",
     "broken_turn",
     "call_text",
     "ended_turn",
+    "execute_call",
     "only_native_calls",
     "reply_text",
     "unjudged",
 ]
+
+logger = logging.getLogger("toolgrade.runner")
 
 
 def ended_turn(
@@ -102,3 +112,38 @@ def only_native_calls(raw: JsonValue) -> bool:
         if not isinstance(arguments, str | dict | type(None)):
             return False
     return True
+
+
+async def execute_call(
+    environment: ToolEnvironment,
+    faults: FaultCounter,
+    call: ToolCall,
+    cid: str,
+    tool: ToolSpec | None,
+    *,
+    workers: BoundedPool,
+    timeout: float,
+) -> Exchange:
+    """One call: a failure injected on purpose, else the environment's answer.
+
+    The environment runs in a worker thread bounded by the timeout (a scripted one, which
+    only matches rules, on the event loop): a tool that hangs or raises becomes an error
+    result the model sees.
+    """
+    injected = faults.inject(call, call_id=cid)
+    if injected is not None:
+        return injected
+
+    def execute() -> Exchange:
+        return environment.execute(call, call_id=cid, tool=tool)
+
+    try:
+        if isinstance(environment, BOUNDED_ENVIRONMENTS):
+            return execute()
+        return await workers.call(execute, timeout=timeout)
+    except TimeoutError:
+        message = f"the tool took longer than {timeout:g} s"
+    except Exception as exc:  # the environment must answer; a bug costs this call
+        logger.warning("environment failed on %s: %s", call.name, exc)
+        message = f"{type(exc).__name__}: {exc}"
+    return Exchange(id=cid, call=call, result={"error": message}, outcome="error", note=message)

@@ -1,8 +1,7 @@
 """A run over several endpoints: three loopback servers, balanced, one or all killed, refused.
 
-Every server is a `FakeServer` on 127.0.0.1. The CLI tests at the end (`test_cli_*`,
-using the `endpoint_cli` fixture) need `--base-url` repeatable and `--endpoints FILE`,
-wired by the lead in `cli/_run_options.py`; until then they are skipped.
+Every server is a `FakeServer` on 127.0.0.1. The tests at the end (`test_cli_*`) go
+through the command line: `--base-url` repeated, `--endpoints FILE`.
 """
 
 from __future__ import annotations
@@ -277,15 +276,7 @@ def test_endpoints_conversation_records_each_steps_endpoint() -> None:
     )
 
 
-# --- CLI (the lead wires `--base-url` repeatable, `--endpoints FILE`) -----------------------
-
-
-@pytest.fixture
-def endpoint_cli() -> None:
-    """Skip until `run` has the options for several endpoints (the lead wires them)."""
-    result = CliRunner().invoke(app, ["run", "--help"], terminal_width=200)
-    if "--endpoints" not in result.output:
-        pytest.skip("the CLI options for several endpoints are not wired yet")
+# --- CLI: `--base-url` repeated, `--endpoints FILE` -----------------------------------------
 
 
 @pytest.fixture
@@ -295,7 +286,6 @@ def suite_file(tmp_path: Path) -> Path:
     return file
 
 
-@pytest.mark.usefixtures("endpoint_cli")
 def test_cli_run_with_repeated_base_url_spreads_the_cases(suite_file: Path) -> None:
     with _servers(*(FakeServer(_script(12)) for _ in range(2))) as fakes:
         urls = [f.openai_url for f in fakes]
@@ -310,7 +300,6 @@ def test_cli_run_with_repeated_base_url_spreads_the_cases(suite_file: Path) -> N
     assert run.backend["endpoints"] == urls
 
 
-@pytest.mark.usefixtures("endpoint_cli")
 def test_cli_run_endpoints_file_all_killed_exits_3(suite_file: Path, tmp_path: Path) -> None:
     endpoints = tmp_path / "endpoints.txt"
     endpoints.write_text(f"# gone\n{_free_url()}\n\n{_free_url()}\n")
@@ -321,7 +310,6 @@ def test_cli_run_endpoints_file_all_killed_exits_3(suite_file: Path, tmp_path: P
     assert "every endpoint is gone" in result.output
 
 
-@pytest.mark.usefixtures("endpoint_cli")
 def test_cli_endpoints_file_error_names_file_and_line(suite_file: Path, tmp_path: Path) -> None:
     endpoints = tmp_path / "endpoints.txt"
     endpoints.write_text("http://127.0.0.1:1/v1\nnot a url\n")
@@ -332,7 +320,6 @@ def test_cli_endpoints_file_error_names_file_and_line(suite_file: Path, tmp_path
     assert f"{endpoints}:2" in result.output
 
 
-@pytest.mark.usefixtures("endpoint_cli")
 def test_cli_resume_with_new_base_urls_finishes_the_run(
     suite_file: Path, toolgrade_home: Path
 ) -> None:

@@ -288,33 +288,8 @@ def test_shard_run_is_recognised_against_the_suite(
 
 
 # --- CLI: `toolgrade run --shard I/N` and `toolgrade runs merge` ------------------------
-# Both are wired by the lead (`--shard` in cli/_selection.py, `runs merge` from
-# cli/_merge.py); the test runs once both are there.
 
 
-def _cli_ready() -> bool:
-    """Whether `toolgrade run --shard` and `toolgrade runs merge` exist.
-
-    Looked up as the command line does; typer vendors click, so no isinstance checks
-    against click's own classes.
-    """
-    import typer
-
-    from toolgrade.cli import app
-
-    root: Any = typer.main.get_command(app)
-    ctx = typer.Context(root)
-    run = root.get_command(ctx, "run")
-    runs = root.get_command(ctx, "runs")
-    shard = run is not None and any("--shard" in p.opts for p in run.params)
-    merge = runs is not None and runs.get_command(ctx, "merge") is not None
-    return shard and merge
-
-
-SHARD_CLI = pytest.mark.skipif(not _cli_ready(), reason="--shard / runs merge not wired yet")
-
-
-@SHARD_CLI
 def test_cli_run_shards_then_merge_equals_the_unsharded_run(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 

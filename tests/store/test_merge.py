@@ -294,9 +294,8 @@ def test_merge_no_runs_is_refused() -> None:
 
 
 # --- CLI: `toolgrade runs merge` -------------------------------------------------------
-# `merge` is registered by the lead as `toolgrade runs merge`; these tests drive it
-# through an app of its own, and the one marked `REGISTERED` through `toolgrade.cli.app`
-# once it is registered there. The real app turns a `ToolgradeError` into
+# These tests drive `merge` through an app of its own, and the last one through
+# `toolgrade.cli.app` as `toolgrade runs merge`. The real app turns a `ToolgradeError` into
 # `error: MESSAGE` and its exit code; `_cli` does the same.
 
 
@@ -368,30 +367,6 @@ def test_cli_merge_refusal_exits_2_with_every_reason(tmp_path: Path) -> None:
     assert unknown.exit_code == 2 and "no-such-run" in unknown.output
 
 
-def _registered() -> bool:
-    """Whether `toolgrade runs merge` exists (looked up as the command line does)."""
-    return _command("runs", "merge") is not None
-
-
-def _command(*path: str) -> Any:
-    """The command at `path` of `toolgrade.cli.app`, or None (typer vendors click: no
-    isinstance checks against click's classes)."""
-    from toolgrade.cli import app
-
-    command: Any = typer.main.get_command(app)
-    ctx = typer.Context(command)
-    for name in path:
-        lookup = getattr(command, "get_command", None)
-        command = lookup(ctx, name) if lookup is not None else None
-        if command is None:
-            return None
-    return command
-
-
-REGISTERED = pytest.mark.skipif(not _registered(), reason="`runs merge` is not registered yet")
-
-
-@REGISTERED
 def test_cli_registered_runs_merge(tmp_path: Path) -> None:
     from toolgrade.cli import app
 

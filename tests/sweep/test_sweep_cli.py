@@ -7,7 +7,6 @@ is in the command table, the `cli` fixture adds it there for the test's duration
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,13 +19,10 @@ pytestmark = pytest.mark.usefixtures("cli")
 
 
 @pytest.fixture
-def cli(monkeypatch: pytest.MonkeyPatch) -> Iterator[typer.Typer]:
-    from toolgrade.cli import _app
+def cli() -> typer.Typer:
+    from toolgrade.cli import app
 
-    table = getattr(_app, "COMMANDS", None)
-    if isinstance(table, dict) and "sweep" not in table:
-        monkeypatch.setitem(table, "sweep", "toolgrade.cli._sweep:sweep")
-    yield _app.app
+    return app
 
 
 def _invoke(cli: typer.Typer, *args: str) -> object:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
 import toolgrade
 from toolgrade.cli._compare_text import format_comparison, format_many
+from toolgrade.cli._options import DbOption, JsonFlag
 
 __all__ = ["compare"]
 
@@ -31,11 +31,8 @@ def compare(
     fail_on_regression: Annotated[
         bool, typer.Option("--fail-on-regression", help="Exit 1 when a regression is found.")
     ] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
-    db: Annotated[
-        Path | None,
-        typer.Option("--db", help="History database (default TOOLGRADE_HOME/toolgrade.db)."),
-    ] = None,
+    as_json: JsonFlag = False,
+    db: DbOption = None,
 ) -> None:
     """Compare a candidate run with a baseline, or several runs side by side.
 

@@ -6,7 +6,6 @@ Registered by the command group of `runs` (`cli/_runs.py`) as `merge`.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -14,6 +13,7 @@ import typer
 import toolgrade
 from toolgrade._health import run_summary_line
 from toolgrade._json import JsonValue
+from toolgrade.cli._options import DbOption, JsonFlag
 from toolgrade.errors import ConfigError
 from toolgrade.store import merge_problems, merge_runs, resolve_run, save_run
 
@@ -42,11 +42,8 @@ def merge(
             " the cases an unfinished shard lacks.",
         ),
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
-    db: Annotated[
-        Path | None,
-        typer.Option("--db", help="History database (default TOOLGRADE_HOME/toolgrade.db)."),
-    ] = None,
+    as_json: JsonFlag = False,
+    db: DbOption = None,
 ) -> None:
     """Merge the shards of a run into one run, saved to the history like `runs import`.
 

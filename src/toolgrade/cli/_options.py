@@ -28,11 +28,20 @@ import inspect
 import typing
 from collections.abc import Callable
 from dataclasses import Field
+from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
 
-__all__ = ["MarkerOption", "marker_options", "option", "with_options"]
+__all__ = ["DbOption", "JsonFlag", "MarkerOption", "marker_options", "option", "with_options"]
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+"""`--json`, as every command that prints something takes it."""
+DbOption = Annotated[
+    Path | None,
+    typer.Option("--db", help="History database (default TOOLGRADE_HOME/toolgrade.db)."),
+]
+"""`--db`, as every command that reads or writes the run history takes it."""
 
 _R = TypeVar("_R")
 _OPTION = "toolgrade_option"

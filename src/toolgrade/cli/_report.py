@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 import toolgrade
+from toolgrade.cli._options import DbOption
 from toolgrade.suite import Rubric
 
 __all__ = ["report"]
@@ -35,10 +36,7 @@ def report(
         typer.Option(help="Accuracy drop, in points, that counts as a regression."),
     ] = 2.0,
     alpha: Annotated[float, typer.Option(help="Significance level of McNemar's test.")] = 0.05,
-    db: Annotated[
-        Path | None,
-        typer.Option("--db", help="History database (default TOOLGRADE_HOME/toolgrade.db)."),
-    ] = None,
+    db: DbOption = None,
     profile: Annotated[
         str | None,
         typer.Option(help="Re-judge the stored outputs under this profile (default or bfcl)."),

@@ -13,6 +13,7 @@ from toolgrade._files import atomic_write_text
 from toolgrade._json import JsonValue
 from toolgrade.backends import write_replay_file
 from toolgrade.cli._merge import merge
+from toolgrade.cli._options import DbOption, JsonFlag
 from toolgrade.errors import FileSystemError
 from toolgrade.store import (
     RunSummary,
@@ -34,11 +35,6 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
-_JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
-_DbOption = Annotated[
-    Path | None,
-    typer.Option("--db", help="History database (default TOOLGRADE_HOME/toolgrade.db)."),
-]
 _RefArgument = Annotated[
     str, typer.Argument(help="Run id (or unique prefix), tag, run folder, or exported JSON file.")
 ]
@@ -58,8 +54,8 @@ def list_command(
         int, typer.Option("-n", "--limit", min=0, help="Show at most N runs (0: all).")
     ] = 20,
     model: Annotated[str | None, typer.Option(help="Only runs of this model.")] = None,
-    as_json: _JsonFlag = False,
-    db: _DbOption = None,
+    as_json: JsonFlag = False,
+    db: DbOption = None,
 ) -> None:
     """List stored runs, newest first."""
     runs = list_runs(db=db, limit=limit or None, model=model)
@@ -104,7 +100,7 @@ def _table(rows: list[tuple[str, ...]]) -> str:
 
 
 @app.command("show")
-def show(ref: _RefArgument, as_json: _JsonFlag = False, db: _DbOption = None) -> None:
+def show(ref: _RefArgument, as_json: JsonFlag = False, db: DbOption = None) -> None:
     """Show one run's settings and metrics."""
     run = toolgrade.resolve_run(ref, db=db)
     metrics = toolgrade.compute_metrics(run, seed=run.seed or 0)
@@ -151,8 +147,8 @@ def tag(
     ref: _RefArgument,
     tags: Annotated[list[str], typer.Argument(help="One or more tags, e.g. v1.2 baseline.")],
     remove: Annotated[bool, typer.Option("--remove", help="Remove the tags instead.")] = False,
-    as_json: _JsonFlag = False,
-    db: _DbOption = None,
+    as_json: JsonFlag = False,
+    db: DbOption = None,
 ) -> None:
     """Tag a stored run (a tag names one run: tagging another run moves it)."""
     if remove:
@@ -170,7 +166,7 @@ def tag(
 
 
 @app.command("delete")
-def delete(ref: _RefArgument, as_json: _JsonFlag = False, db: _DbOption = None) -> None:
+def delete(ref: _RefArgument, as_json: JsonFlag = False, db: DbOption = None) -> None:
     """Delete a run from the history (its run folder, if any, stays on disk)."""
     run_id = delete_run(ref, db=db)
     if as_json:
@@ -194,7 +190,7 @@ def export(
             " or per step of a conversation), which `toolgrade evaluate` judges again.",
         ),
     ] = None,
-    db: _DbOption = None,
+    db: DbOption = None,
 ) -> None:
     """Export a run (settings and every result) as JSON; `compare` and `report` read it back."""
     if responses is not None:
@@ -228,8 +224,8 @@ def import_folders(
         list[str],
         typer.Argument(metavar="FOLDER", help="Run folders (or run ids) of finished runs."),
     ],
-    as_json: _JsonFlag = False,
-    db: _DbOption = None,
+    as_json: JsonFlag = False,
+    db: DbOption = None,
 ) -> None:
     """Save finished run folders to the history; again is harmless, labels are kept.
 

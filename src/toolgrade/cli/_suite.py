@@ -10,7 +10,7 @@ import typer
 
 import toolgrade
 from toolgrade._json import JsonObject, JsonValue
-from toolgrade.cli._options import with_options
+from toolgrade.cli._options import JsonFlag, with_options
 from toolgrade.cli._selection import SelectionOptions
 from toolgrade.conversation._suite_check import ConversationProblem, check_conversations
 from toolgrade.suite import Conversation
@@ -23,7 +23,6 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
-_JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 _NO_CALL = "(no call)"
 
 
@@ -68,7 +67,7 @@ def _summary(suite: toolgrade.Suite, *, whole: toolgrade.Suite) -> JsonObject:
 
 
 @app.command("list")
-def list_suites(as_json: _JsonFlag = False) -> None:
+def list_suites(as_json: JsonFlag = False) -> None:
     """List the built-in suites."""
     rows: list[JsonObject] = []
     for name in toolgrade.builtin_suite_names():
@@ -106,7 +105,7 @@ def show(
     *,
     source: Annotated[str, typer.Argument(help="A built-in suite name, a suite file or folder.")],
     cases: Annotated[bool, typer.Option("--cases", help="Also list every case.")] = False,
-    as_json: _JsonFlag = False,
+    as_json: JsonFlag = False,
     selection: SelectionOptions,
 ) -> None:
     """Show a suite: counts by category, difficulty, tool and tag (after selection)."""
@@ -180,7 +179,7 @@ def validate(
     sources: Annotated[
         list[str], typer.Argument(help="Suite files, folders or built-in names to check.")
     ],
-    as_json: _JsonFlag = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Validate suites; print every problem, exit 2 when any suite is invalid."""
     report: list[JsonValue] = []
@@ -224,7 +223,7 @@ def check(
     sources: Annotated[
         list[str], typer.Argument(help="Suite files, folders or built-in names to check.")
     ],
-    as_json: _JsonFlag = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Validate suites and replay every conversation's reference; exit 2 when any is refused.
 

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from toolgrade.cli._options import DbOption
 from toolgrade.errors import ConfigError
 from toolgrade.sweep import (
     SweepEvent,
@@ -49,10 +50,7 @@ def sweep(
     alpha: Annotated[
         float, typer.Option(min=0, max=1, help="Significance level of McNemar's test.")
     ] = 0.05,
-    db: Annotated[
-        Path | None,
-        typer.Option("--db", help="History database (default TOOLGRADE_HOME/toolgrade.db)."),
-    ] = None,
+    db: DbOption = None,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="Print the leaderboard and errors only.")
     ] = False,

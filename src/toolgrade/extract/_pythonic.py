@@ -24,13 +24,17 @@ from __future__ import annotations
 
 import re
 
-from toolgrade._trusted import trusted_builder
-from toolgrade._vocab import ToolCall
 from toolgrade.extract._build import Finder, Found, resolve_name
 from toolgrade.extract._common import MAX_OUTPUT_CHARS
 from toolgrade.extract._plain import flat_calls, plain_calls, read_simple_block
 from toolgrade.extract._pyliteral import CallBlock, matching_bracket, read_call_block
-from toolgrade.extract._types import ExtractContext, Extraction, TextFormat
+from toolgrade.extract._types import (
+    ExtractContext,
+    Extraction,
+    TextFormat,
+    new_call,
+    new_extraction,
+)
 
 __all__ = [
     "FORMATS",
@@ -145,12 +149,8 @@ def read_plain(whole: str, ctx: ExtractContext) -> Extraction | None:
         if not any(name in tools or name.rsplit(".", 1)[-1] in tools for name, _ in found):
             return None
         found = [(resolve_name(name, ctx), arguments) for name, arguments in found]
-    calls = tuple([_tool_call({"name": name, "arguments": args}) for name, args in found])
-    return _extraction({"calls": calls, "format": "pythonic", "errors": ()})
-
-
-_tool_call = trusted_builder(ToolCall)
-_extraction = trusted_builder(Extraction)
+    calls = tuple([new_call({"name": name, "arguments": args}) for name, args in found])
+    return new_extraction({"calls": calls, "format": "pythonic", "errors": ()})
 
 
 def _truncated(whole: str, ctx: ExtractContext) -> bool:

@@ -28,7 +28,6 @@ from functools import cache
 from json.scanner import make_scanner
 
 from toolgrade._json import JsonObject
-from toolgrade._trusted import trusted_builder
 from toolgrade._vocab import ToolCall
 from toolgrade.extract._common import (
     INT_LIMIT,
@@ -43,7 +42,7 @@ from toolgrade.extract._pyliteral import MAX_ELEMENTS
 from toolgrade.extract._pythonic import parse_pythonic, read_plain
 from toolgrade.extract._reasoning import REASONING_TAGS
 from toolgrade.extract._registry import formats_version, text_formats
-from toolgrade.extract._types import ExtractContext, Extraction
+from toolgrade.extract._types import ExtractContext, Extraction, new_call, new_extraction
 
 __all__ = ["message_shortcut", "plain_shortcut"]
 
@@ -173,7 +172,7 @@ def message_shortcut(output: object) -> Extraction | None:
         chars += call[1]
     if chars > MAX_OUTPUT_CHARS:
         return None
-    return limit_calls(_extraction({"calls": tuple(calls), "format": "openai", "errors": ()}))
+    return limit_calls(new_extraction({"calls": tuple(calls), "format": "openai", "errors": ()}))
 
 
 def _plain_call(item: object) -> tuple[ToolCall, int] | None:
@@ -195,7 +194,7 @@ def _plain_call(item: object) -> tuple[ToolCall, int] | None:
     arguments = _json_object(raw) if raw.strip() else {}
     if arguments is None:
         return None  # the full path reads it (or reports it)
-    return _tool_call({"name": name.strip(), "arguments": arguments}), chars
+    return new_call({"name": name.strip(), "arguments": arguments}), chars
 
 
 def _json_object(raw: str) -> JsonObject | None:
@@ -230,7 +229,5 @@ def _json_object(raw: str) -> JsonObject | None:
     return value if type(value) is dict else None
 
 
-_tool_call = trusted_builder(ToolCall)
-_extraction = trusted_builder(Extraction)
 # The C scanner: one value at an index, no more (typeshed mistypes its argument).
 _SCAN: Callable[[str, int], tuple[object, int]] = make_scanner(json.JSONDecoder())  # type: ignore[arg-type]

@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from toolgrade._json import JsonObject
+from toolgrade._trusted import trusted_builder
 from toolgrade._vocab import ToolCall
 
 __all__ = [
@@ -18,6 +19,8 @@ __all__ = [
     "ExtractionProblemReason",
     "ParseFn",
     "TextFormat",
+    "new_call",
+    "new_extraction",
 ]
 
 ExtractionProblemReason = Literal["parse_error", "too_large", "too_deep", "unknown_format"]
@@ -80,3 +83,9 @@ class TextFormat:
     """The parser."""
     description: str = ""
     """One line for `toolgrade extract --list-formats`: which models emit it."""
+
+
+new_call = trusted_builder(ToolCall)
+"""A `ToolCall` from a plain reader's valid name and arguments (`{"name", "arguments"}`)."""
+new_extraction = trusted_builder(Extraction)
+"""An `Extraction` from valid values holding every field (`calls`, `format`, `errors`)."""

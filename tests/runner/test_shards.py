@@ -77,16 +77,20 @@ def _answer(i: int, case_id: str) -> dict[str, Any]:
     return line
 
 
-@pytest.fixture(scope="module")
-def files(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    root = tmp_path_factory.mktemp("shards")
-    data = _suite_data(CASES)
+def _write_files(root: Path, n: int) -> tuple[Path, Path]:
+    """A suite of `n` cases and a responses file answering each (`_answer`), in `root`."""
+    data = _suite_data(n)
     suite = root / "suite.json"
     suite.write_text(json.dumps(data), "utf-8")
     responses = root / "responses.jsonl"
     lines = [_answer(i, c["id"]) for i, c in enumerate(data["cases"])]
     responses.write_text("".join(json.dumps(line) + "\n" for line in lines), "utf-8")
     return suite, responses
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    return _write_files(tmp_path_factory.mktemp("shards"), CASES)
 
 
 def _run(
@@ -193,14 +197,7 @@ def test_merge_with_the_suite_checks_it_and_keeps_the_order(
 
 
 def test_merge_from_folders_and_exports_without_the_suite(tmp_path: Path) -> None:
-    data = _suite_data(60)
-    suite_file = tmp_path / "suite.json"
-    suite_file.write_text(json.dumps(data), "utf-8")
-    responses = tmp_path / "r.jsonl"
-    responses.write_text(
-        "".join(json.dumps(_answer(i, c["id"])) + "\n" for i, c in enumerate(data["cases"])),
-        "utf-8",
-    )
+    suite_file, responses = _write_files(tmp_path, 60)
     selection = toolgrade.Selection(tags=("even",), limit=25)
     whole = _run(suite_file, responses, selection, repeat=2)
     ids = []
@@ -295,14 +292,7 @@ def test_cli_run_shards_then_merge_equals_the_unsharded_run(tmp_path: Path) -> N
 
     from toolgrade.cli import app
 
-    data = _suite_data(80)
-    suite_file = tmp_path / "suite.json"
-    suite_file.write_text(json.dumps(data), "utf-8")
-    responses = tmp_path / "r.jsonl"
-    responses.write_text(
-        "".join(json.dumps(_answer(i, c["id"])) + "\n" for i, c in enumerate(data["cases"])),
-        "utf-8",
-    )
+    suite_file, responses = _write_files(tmp_path, 80)
     runner = CliRunner()
     common = ["run", "--suite", str(suite_file), "--model", f"replay/{responses}", "--quiet"]
     for i in (1, 2, 3):

@@ -130,8 +130,9 @@ def _one_call_per_tool(exp: RawCalls, act: RawCalls, exp_tools: set[str]) -> Pai
     Each expected call pairs with the actual call of its tool, if any: every block is one
     cell, which `distinct_maxima` takes.
     """
-    col_of = dict(zip(act.names, range(len(act.names)), strict=True))
-    if len(col_of) < len(act.names):
+    act_names = act.names
+    col_of = {name: j for j, name in enumerate(act_names)}  # cheaper than dict(zip(...))
+    if len(col_of) < len(act_names):
         return None
     exp_args, act_args = exp.arguments, act.arguments
     correct: list[tuple[int, int]] = []

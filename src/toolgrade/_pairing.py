@@ -130,8 +130,11 @@ def _one_call_per_tool(exp: RawCalls, act: RawCalls, exp_tools: set[str]) -> Pai
     Each expected call pairs with the actual call of its tool, if any: every block is one
     cell, which `distinct_maxima` takes.
     """
+    # Plain loops: on these short lists a comprehension's own call costs more (3.11).
     act_names = act.names
-    col_of = {name: j for j, name in enumerate(act_names)}  # cheaper than dict(zip(...))
+    col_of: dict[str, int] = {}
+    for col, name in enumerate(act_names):
+        col_of[name] = col
     if len(col_of) < len(act_names):
         return None
     exp_args, act_args = exp.arguments, act.arguments
@@ -148,7 +151,9 @@ def _one_call_per_tool(exp: RawCalls, act: RawCalls, exp_tools: set[str]) -> Pai
             incorrect.append((i, j))
     extra: list[int] = []
     if len(correct) + len(incorrect) < len(col_of):
-        extra = [j for name, j in col_of.items() if name not in exp_tools]
+        for name, col in col_of.items():
+            if name not in exp_tools:
+                extra.append(col)
     return correct, incorrect, missed, extra
 
 

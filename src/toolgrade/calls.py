@@ -21,7 +21,7 @@ from toolgrade._json import JsonObject
 # score_calls re-uses match's equality and alignment (through `_pairing`), so that it and
 # the judge can never disagree on them.
 from toolgrade._pairing import Pairs, pair_calls, pair_calls_general
-from toolgrade._toolcall import RawCalls, as_call, as_calls, read_calls
+from toolgrade._toolcall import RawCalls, as_call, as_calls, new_tuple, read_calls
 from toolgrade._vocab import Mismatch, ToolCall
 from toolgrade.match import DEEP_EQUALITY, compare_arguments
 
@@ -352,7 +352,8 @@ def _result(exp: RawCalls, act: RawCalls, pairs: Pairs) -> AccuracyScore:
         precision = recall = f1 = 0.0
     else:
         precision = recall = f1 = 1.0
-    scored = _Scored(
-        exp, act, correct, incorrect, missed, extra, n_exp, n_act, precision, recall, f1
+    scored = new_tuple(  # as `_Scored(...)`, without its Python-level `__new__`
+        _Scored,
+        (exp, act, correct, incorrect, missed, extra, n_exp, n_act, precision, recall, f1),
     )
     return AccuracyScore._of(scored)

@@ -20,7 +20,7 @@ from toolgrade.runner._options import RunOptions
 from toolgrade.runner._prepare import WARNING_EVENTS, WarmupBackend, get_ready
 from toolgrade.runner._progress import Progress, ProgressKind, make_progress
 from toolgrade.runner._sameness import resumable_suite
-from toolgrade.runner._signals import stop_on_signals
+from toolgrade.runner._signals import run_main, stop_on_signals
 from toolgrade.runner._warmup import WARMUP_LIMIT
 from toolgrade.store._folder import LogLevel, RunFolder
 from toolgrade.suite import AnyCase, Suite
@@ -303,7 +303,7 @@ def _run_sync(make: Any, *, handle_signals: bool) -> RunResult:
             result = await make(stop)
             return result
 
-    return asyncio.run(main())
+    return run_main(main())
 
 
 def run_suite(

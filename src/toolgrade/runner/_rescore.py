@@ -25,6 +25,7 @@ from toolgrade.results import CaseResult, RunResult, Status, Verdict
 from toolgrade.runner._case import judge_output, overrun_message
 from toolgrade.runner._conversation import ConversationRunner
 from toolgrade.runner._sameness import matches_run
+from toolgrade.runner._signals import run_main
 from toolgrade.suite import Case, Conversation, Rubric, Suite
 
 __all__ = ["rescore_run"]
@@ -151,9 +152,9 @@ def _run_blocking(work: Coroutine[Any, Any, _T]) -> _T:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(work)
+        return run_main(work)
     with ThreadPoolExecutor(max_workers=1) as pool:  # not the running loop's thread
-        return pool.submit(asyncio.run, work).result()
+        return pool.submit(run_main, work).result()
 
 
 _StepKey = tuple[str, int, int, int]

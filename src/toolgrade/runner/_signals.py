@@ -1,4 +1,4 @@
-"""Ctrl-C and SIGTERM set a stop event, portably.
+"""Ctrl-C and SIGTERM set a stop event, portably; and running a coroutine from sync code.
 
 `loop.add_signal_handler` is the clean way on POSIX; Windows event loops lack it (and
 it only works in the main thread), so we fall back to `signal.signal`, which forwards
@@ -10,11 +10,31 @@ from __future__ import annotations
 import asyncio
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from contextlib import contextmanager
 from types import FrameType
+from typing import Any, TypeVar
 
-__all__ = ["stop_on_signals"]
+__all__ = ["run_main", "stop_on_signals"]
+
+T = TypeVar("T")
+
+
+def run_main(work: Coroutine[Any, Any, T]) -> T:
+    """`asyncio.run(work)`, with the result handed back outside the main task.
+
+    On its way out `asyncio.run` reads the SIGINT handler back with `signal.getsignal`,
+    which formats the handler it finds with repr: its own handler holds the main task,
+    and a finished task's repr holds its result. A 2,000-conversation run's result took
+    most of a second to format, for nothing.
+    """
+    box: list[T] = []
+
+    async def main() -> None:
+        box.append(await work)
+
+    asyncio.run(main())
+    return box[0]
 
 
 def _signals() -> list[signal.Signals]:

@@ -22,7 +22,7 @@ from typing import Literal
 from toolgrade.errors import SaveError, ToolgradeError
 from toolgrade.results import RunResult, Status
 from toolgrade.runner import ProgressKind, aresume_run, arun_suite
-from toolgrade.runner._signals import stop_on_signals
+from toolgrade.runner._signals import run_main, stop_on_signals
 from toolgrade.store import save_run
 from toolgrade.sweep._config import SweepConfig
 from toolgrade.sweep._history import FolderIndex, Previous, find_previous, scored_any
@@ -295,4 +295,4 @@ def run_sweep(
         with stop_on_signals(stop):
             return await sweep
 
-    return asyncio.run(main())
+    return run_main(main())

@@ -94,7 +94,10 @@ def _variants(value: Any) -> Iterator[Any]:
         yield [value]
         yield from _SOURCE
         yield f'"{value}"'
-        yield f"{value}L"
+        # Java and JavaScript number spellings (the compiled rules know some by heart).
+        for suffix in ("L", "l", "f", "F", "n", ".0", "e0"):
+            yield f"{value}{suffix}"
+        yield value.rstrip("LlfFn")
     elif isinstance(value, list):
         yield list(reversed(value))
         yield value[:-1]

@@ -48,6 +48,8 @@ from toolgrade.bfcl._verdict import Verdict, fail, valid_pairs
 __all__ = ["FIRST_PAIR", "CallRule", "CompiledChecker", "ParamRule", "compile_checker"]
 
 _NESTED_PYTHON = ("array", "tuple")
+_NUMBER_SUFFIXES = ("", "L", "l", "f", "F", "n")
+"""How Java (long, float) and JavaScript (BigInt) source may end a number."""
 _WRONG_COUNT = fail("wrong_count", "Wrong number of functions.")
 FIRST_PAIR = valid_pairs(((0, 0),))
 """The verdict of one expected call met by the one call made."""
@@ -73,6 +75,7 @@ class ParamRule:
         "_language",
         "_lists",
         "_promote",
+        "_texts",
         "_type",
         "_values",
         "check",
@@ -108,6 +111,7 @@ class ParamRule:
         variable = answer is not None and answer is not expected
         self._dicts: tuple[DictRule, ...] = ()
         self._dict_lists: tuple[tuple[DictRule, ...], ...] = ()
+        self._texts: frozenset[str] = frozenset()
         self.check: Callable[[object], Verdict | None] = self._general
         if expected is None:
             pass
@@ -126,6 +130,37 @@ class ParamRule:
             self.check = self._list
         else:
             self.check = self._scalar
+        if self.check == self._scalar and self._convert is not None:
+            self._texts = self._passing_texts()
+
+    def _passing_texts(self) -> frozenset[str]:
+        """Source texts of the options that convert to a value `_scalar` passes at once.
+
+        The converters are pure functions of the text, so a text found here passes
+        however often it is seen; any other text is converted as usual. The candidates
+        are each option as a model writes it (`5`, `5L`, `2.5`, `2.5f`, `true`, `7n`).
+        """
+        candidates: set[str] = set()
+        for value in self._values:
+            if type(value) is bool:
+                candidates.add("true" if value else "false")
+            elif type(value) is int or type(value) is float:
+                text = str(value)
+                candidates.update(text + suffix for suffix in _NUMBER_SUFFIXES)
+                if type(value) is float and value.is_integer():
+                    candidates.add(str(int(value)))
+            elif type(value) is str:
+                candidates.add(value)
+        return frozenset(t for t in candidates if self._passes_converted(t))
+
+    def _passes_converted(self, text: str) -> bool:
+        assert self._convert is not None  # only asked of converting rules
+        try:
+            value = self._convert(text)
+        except ValueError:  # ConversionUnsupported, or a number `int` refuses
+            return False
+        kind = type(value)
+        return (kind is self._type or kind is self._answer) and contains(self._values, value)
 
     def _general(self, value: object) -> Verdict | None:
         verdict = check_param(self.param, value, self.spec, self.options, self._language)
@@ -137,6 +172,8 @@ class ParamRule:
         if self._convert is not None:
             if type(value) is not str:
                 return self._general(given)
+            if value in self._texts:
+                return None
             value = self._convert(value)
         elif self._promote and type(value) is int:
             value = float(value)  # BFCL lets Python promote an int to float

@@ -180,3 +180,24 @@ def print_memory(timed: Timed, target_mb: float) -> float | None:
     if timed.before_mb is not None:
         print(f"            {timed.before_mb:8.1f} MB of it before the run (imports and the suite)")
     return peak
+
+
+def httpx_rate(answer: str, body: dict[str, Any], requests: int = 2000) -> float:
+    """Requests/s of httpx alone against the loopback server: one client, one request at
+    a time, the same body each time (for scale: how fast this machine runs httpx)."""
+    import asyncio
+
+    import httpx
+
+    async def post_all(port: int) -> float:
+        url = f"http://127.0.0.1:{port}/v1/chat/completions"
+        async with httpx.AsyncClient(trust_env=False) as client:
+            for _ in range(50):  # warm-up: the connection, the first imports
+                (await client.post(url, json=body)).json()
+            started = time.perf_counter()
+            for _ in range(requests):
+                (await client.post(url, json=body)).json()
+            return requests / (time.perf_counter() - started)
+
+    with loopback(answer) as port:
+        return asyncio.run(post_all(port))

@@ -9,6 +9,10 @@ toolgrade's own cost per step: the request with the growing history, httpx,
 extraction, executing the call in the environment, judging every turn and check at
 the end, and writing `results.jsonl` with the whole transcript.
 
+The target is absolute, and this part of the harness is mostly httpx's own Python code:
+for scale the benchmark also prints the rate of httpx alone on the same server (one
+client posting one request at a time) and the harness's time per step above it.
+
 Run: .venv/bin/python benchmarks/bench_conversation.py [--conversations 2000] [--concurrency 32]
 """
 
@@ -18,7 +22,7 @@ import argparse
 import json
 import sys
 
-from _loopback import completion, print_memory, timed_run
+from _loopback import completion, httpx_rate, print_memory, timed_run
 
 TARGET_RATE = 1000.0
 TARGET_MB = 200.0
@@ -108,6 +112,13 @@ def _bench(conversations: int, concurrency: int) -> int:
     print(f"throughput: {rate:8.1f} steps/s   (target >= {TARGET_RATE:.0f})  {timed.elapsed:.2f} s")
     print(f"            {conversations / timed.elapsed:8.1f} conversations/s")
     peak = print_memory(timed, TARGET_MB)
+    # The target is absolute, so the machine matters: httpx's own rate says how fast.
+    question = {"messages": [{"role": "user", "content": "?"}]}
+    alone = httpx_rate("bench_conversation:answer", question)
+    print(
+        f"for scale:  {alone:8.1f} requests/s from httpx alone (one request at a time, no"
+        f" harness): {1000 / rate - 1000 / alone:.2f} ms of harness per step above it"
+    )
     ok = (
         rate >= TARGET_RATE
         and (peak is None or peak < TARGET_MB)

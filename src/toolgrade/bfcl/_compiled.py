@@ -29,13 +29,7 @@ from toolgrade.bfcl._checker import (
     check_param,
     doc_for,
 )
-from toolgrade.bfcl._convert import (
-    JAVA_TYPES,
-    JS_TYPES,
-    ConversionUnsupported,
-    java_convert,
-    js_convert,
-)
+from toolgrade.bfcl._convert import ConversionUnsupported
 from toolgrade.bfcl._dicts import (
     DictRule,
     all_dicts_match,
@@ -43,13 +37,12 @@ from toolgrade.bfcl._dicts import (
     dict_matches,
     dict_rules,
 )
+from toolgrade.bfcl._source_rules import passing_texts, source_type
 from toolgrade.bfcl._verdict import Verdict, fail, valid_pairs
 
 __all__ = ["FIRST_PAIR", "CallRule", "CompiledChecker", "ParamRule", "compile_checker"]
 
 _NESTED_PYTHON = ("array", "tuple")
-_NUMBER_SUFFIXES = ("", "L", "l", "f", "F", "n")
-"""How Java (long, float) and JavaScript (BigInt) source may end a number."""
 _WRONG_COUNT = fail("wrong_count", "Wrong number of functions.")
 FIRST_PAIR = valid_pairs(((0, 0),))
 """The verdict of one expected call met by the one call made."""
@@ -98,9 +91,7 @@ class ParamRule:
             if spec.type in _NESTED_PYTHON and spec.items is not None:
                 self._items = PYTHON_TYPES.get(spec.items)
         else:
-            expected, self._convert = _SOURCE_TYPES[language].get(spec.type, (None, None))
-            if spec.type in _SOURCE_LISTS[language]:
-                expected, self._items, self._convert = _source_list(spec, language)
+            expected, self._items, self._convert = source_type(spec, language)
         self._type = expected
         self._exact = frozenset(v for v in options.values if type(v) is str)
         self._lists = tuple(v for v in options.values if isinstance(v, list))
@@ -131,34 +122,10 @@ class ParamRule:
         else:
             self.check = self._scalar
         if self.check == self._scalar and self._convert is not None:
-            self._texts = self._passing_texts()
+            self._texts = passing_texts(self._values, self._convert, self._passes)
 
-    def _passing_texts(self) -> frozenset[str]:
-        """Source texts of the options that convert to a value `_scalar` passes at once.
-
-        The converters are pure functions of the text, so a text found here passes
-        however often it is seen; any other text is converted as usual. The candidates
-        are each option as a model writes it (`5`, `5L`, `2.5`, `2.5f`, `true`, `7n`).
-        """
-        candidates: set[str] = set()
-        for value in self._values:
-            if type(value) is bool:
-                candidates.add("true" if value else "false")
-            elif type(value) is int or type(value) is float:
-                text = str(value)
-                candidates.update(text + suffix for suffix in _NUMBER_SUFFIXES)
-                if type(value) is float and value.is_integer():
-                    candidates.add(str(int(value)))
-            elif type(value) is str:
-                candidates.add(value)
-        return frozenset(t for t in candidates if self._passes_converted(t))
-
-    def _passes_converted(self, text: str) -> bool:
-        assert self._convert is not None  # only asked of converting rules
-        try:
-            value = self._convert(text)
-        except ValueError:  # ConversionUnsupported, or a number `int` refuses
-            return False
+    def _passes(self, value: object) -> bool:
+        """Whether a converted value passes `_scalar` at once."""
         kind = type(value)
         return (kind is self._type or kind is self._answer) and contains(self._values, value)
 
@@ -225,50 +192,6 @@ class ParamRule:
                 if len(rules) == len(value) and all_dicts_match(value, rules):
                     return None
         return self._general(value)
-
-
-def _java(bfcl_type: str) -> Callable[[str], object]:
-    return lambda value: java_convert(value, bfcl_type)
-
-
-def _js(bfcl_type: str) -> Callable[[str], object]:
-    return lambda value: js_convert(value, bfcl_type)
-
-
-_SCALAR_JAVA = ("byte", "short", "integer", "float", "double", "long", "boolean")
-_SCALAR_JS = ("String", "integer", "float", "Bigint", "Boolean")
-_SourceType = tuple[type | None, Callable[[str], object] | None]
-# The Java and JavaScript types whose converted value can take the fast path: a
-# converter with no list items to type (None: the text is the value).
-_SOURCE_TYPES: dict[Language, dict[str, _SourceType]] = {
-    "java": {
-        **{t: (JAVA_TYPES[t], _java(t)) for t in _SCALAR_JAVA},
-        **{t: (str, None) for t in ("String", "any", "char")},
-    },
-    "javascript": {**{t: (JS_TYPES[t], _js(t)) for t in _SCALAR_JS}, "any": (str, None)},
-}
-
-_SOURCE_LISTS: dict[Language, tuple[str, ...]] = {
-    "java": ("Array", "ArrayList"),
-    "javascript": ("array",),
-}
-_SIMPLE_ITEMS = (bool, int, float, str)
-
-
-def _source_list(
-    spec: BfclParam, language: Language
-) -> tuple[type | None, type | None, Callable[[str], object] | None]:
-    """A Java or JavaScript list type's (list, item type, converter), or Nones.
-
-    Only lists of simple items take the fast path; others are for `check_param`.
-    """
-    table = JAVA_TYPES if language == "java" else JS_TYPES
-    items = table.get(spec.items or "")
-    if items not in _SIMPLE_ITEMS:
-        return None, None, None
-    convert = java_convert if language == "java" else js_convert
-    bfcl_type, items_type = spec.type, spec.items
-    return list, items, lambda value: convert(value, bfcl_type, items_type)
 
 
 class CallRule:

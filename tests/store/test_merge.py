@@ -299,6 +299,16 @@ def test_merge_no_runs_is_refused() -> None:
 # `error: MESSAGE` and its exit code; `_cli` does the same.
 
 
+def _exported(folder: Path, runs: Sequence[RunResult]) -> list[str]:
+    """Each run exported to its own JSON file; their paths."""
+    files = []
+    for run in runs:
+        path = folder / f"{run.run_id}.json"
+        path.write_text(run.model_dump_json(), "utf-8")
+        files.append(str(path))
+    return files
+
+
 def _cli(*args: str) -> Any:
     app = typer.Typer()
     app.command("merge")(merge)
@@ -337,11 +347,7 @@ def test_cli_merge_saves_and_prints(tmp_path: Path) -> None:
 
 
 def test_cli_merge_json(tmp_path: Path) -> None:
-    files = []
-    for run in _shards(2):
-        path = tmp_path / f"{run.run_id}.json"
-        path.write_text(run.model_dump_json(), "utf-8")
-        files.append(str(path))
+    files = _exported(tmp_path, _shards(2))
     result = _cli(*files, "--json", "--db", str(tmp_path / "h.db"))
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
@@ -351,11 +357,7 @@ def test_cli_merge_json(tmp_path: Path) -> None:
 def test_cli_merge_refusal_exits_2_with_every_reason(tmp_path: Path) -> None:
     shards = _shards()
     shards[1] = _with(shards[1], model="openai/other")
-    files = []
-    for run in shards[:3]:
-        path = tmp_path / f"{run.run_id}.json"
-        path.write_text(run.model_dump_json(), "utf-8")
-        files.append(str(path))
+    files = _exported(tmp_path, shards[:3])
     result = _cli(*files, "--db", str(tmp_path / "h.db"))
     assert result.exit_code == 2
     assert "cannot merge these runs" in result.output
@@ -370,11 +372,7 @@ def test_cli_merge_refusal_exits_2_with_every_reason(tmp_path: Path) -> None:
 def test_cli_registered_runs_merge(tmp_path: Path) -> None:
     from toolgrade.cli import app
 
-    files = []
-    for run in _shards(2):
-        path = tmp_path / f"{run.run_id}.json"
-        path.write_text(run.model_dump_json(), "utf-8")
-        files.append(str(path))
+    files = _exported(tmp_path, _shards(2))
     result = CliRunner().invoke(app, ["runs", "merge", *files, "--db", str(tmp_path / "h.db")])
     assert result.exit_code == 0, result.output
     assert "merged 2 shards" in result.output

@@ -88,6 +88,7 @@ def _variants(value: Any) -> Iterator[Any]:
         yield [value]
     elif isinstance(value, str):
         yield value.upper()
+        yield value.lower()  # in a Java or JavaScript dict or list: the values' case
         yield value.replace(" ", "_")
         yield f" {value}."
         yield value[:-1]

@@ -44,6 +44,7 @@ __all__ = [
     "Verdict",
     "check_calls",
     "check_param",
+    "check_value",
     "doc_for",
     "fail",
     "standardize_string",
@@ -179,6 +180,17 @@ def check_param(
         if isinstance(converted, Verdict):
             return converted
         value, expected, nested = converted
+    return check_value(param, value, expected, nested, options)
+
+
+def check_value(
+    param: str, value: object, expected: type, nested: type | None, options: Options
+) -> Verdict:
+    """`check_param` after its conversion: BFCL's type check, then its value checks.
+
+    `value` is converted already (Java and JavaScript source text), `expected` and
+    `nested` are the doc's type and item type as `check_param` looks them up.
+    """
     values = options.values
     answer = options.answer_type
     if nested is None and type(value) is expected:  # `_type_check`'s commonest case

@@ -10,7 +10,8 @@ call is then a walk over its arguments.
 The rules are `check_calls`'s, unchanged. A `ParamRule` accepts only the values that
 evidently pass (of the doc's exact type, and equal to one of the options: a string,
 number, list or dict the possible answer lists; Java and JavaScript source text once
-converted as BFCL converts it) and hands every other value to `_checker.check_param`.
+converted as BFCL converts it) and hands every other value to `_checker.check_param`,
+or, when it has converted the text already, to `check_value` (the rest of it).
 `compile_checker(...).check(calls)` gives exactly the verdict `check_calls` gives, the
 first expectation first and then the alternatives (tests/bfcl/test_bfcl_compiled.py
 holds it to that on the whole agreement corpus and on mutated and random arguments).
@@ -27,6 +28,7 @@ from toolgrade.bfcl._checker import (
     BfclParam,
     Language,
     check_param,
+    check_value,
     doc_for,
 )
 from toolgrade.bfcl._convert import ConversionUnsupported
@@ -53,8 +55,8 @@ class ParamRule:
 
     `check` is chosen once, by the doc's type and the options: it accepts the values
     that evidently pass (a value of the doc's exact type that is one of the options,
-    as BFCL compares them) and hands every other value to `check_param`, which
-    decides as it always did. So it never fails a value `check_param` passes, nor
+    as BFCL compares them) and hands every other value to `check_param` (to
+    `check_value`, once it has converted source text), which decides as it always did. So it never fails a value `check_param` passes, nor
     passes one it fails.
     """
 
@@ -133,6 +135,16 @@ class ParamRule:
         verdict = check_param(self.param, value, self.spec, self.options, self._language)
         return None if verdict.valid else verdict
 
+    def _converted(self, value: object) -> Verdict | None:
+        """`_general` for source text this rule has converted already.
+
+        The rule's type and item type are those `check_param` would convert the text
+        to and check it against, so it decides as `_general` on the text would.
+        """
+        assert self._type is not None
+        verdict = check_value(self.param, value, self._type, self._items, self.options)
+        return None if verdict.valid else verdict
+
     def _scalar(self, value: object) -> Verdict | None:
         """A value of the doc's type (or the options') that is an option (`in`, as BFCL's)."""
         given = value
@@ -142,7 +154,11 @@ class ParamRule:
             if value in self._texts:
                 return None
             value = self._convert(value)
-        elif self._promote and type(value) is int:
+            kind = type(value)
+            if (kind is self._type or kind is self._answer) and contains(self._values, value):
+                return None
+            return self._converted(value)
+        if self._promote and type(value) is int:
             value = float(value)  # BFCL lets Python promote an int to float
         kind = type(value)
         if (kind is self._type or kind is self._answer) and contains(self._values, value):
@@ -152,9 +168,14 @@ class ParamRule:
     def _str(self, value: object) -> Verdict | None:
         """A string equal to an option: equal after standardizing, too."""
         if type(value) is str:
-            text = value if self._convert is None else self._convert(value)
+            if self._convert is None:
+                if value in self._exact:
+                    return None
+                return self._general(value)
+            text = self._convert(value)
             if type(text) is str and text in self._exact:
                 return None
+            return self._converted(text)
         return self._general(value)
 
     def _list(self, value: object) -> Verdict | None:
@@ -172,18 +193,27 @@ class ParamRule:
             if items is not None:
                 for item in value:
                     if type(item) is not items:
-                        return self._general(given)
+                        return self._checked(given, value)
             if value in self._lists:
                 return None
-        return self._general(given)
+        return self._checked(given, value)
+
+    def _checked(self, given: object, value: object) -> Verdict | None:
+        """`_general(given)`, where `value` is `given` converted when the rule converts."""
+        return self._general(given) if self._convert is None else self._converted(value)
 
     def _dict(self, value: object) -> Verdict | None:
         """A dict each of whose values is one of its key's options (so standardized, too)."""
+        given = value
+        if self._convert is not None:
+            if type(value) is not str:
+                return self._general(given)
+            value = self._convert(value)
         if type(value) is dict:
             for rule in self._dicts:
                 if dict_matches(value, rule):
                     return None
-        return self._general(value)
+        return self._checked(given, value)
 
     def _list_of_dicts(self, value: object) -> Verdict | None:
         """A list of dicts, each matching its place in an option (`_dict`'s way)."""

@@ -18,7 +18,7 @@ from toolgrade._json import JsonValue
 from toolgrade._judge import register_profile
 from toolgrade._memo import IdentityMemo
 from toolgrade._trusted import construct_trusted
-from toolgrade._vocab import REQUIRED_BY_SCHEMA, Mismatch, MismatchReason
+from toolgrade._vocab import REQUIRED_BY_SCHEMA, Mismatch, MismatchReason, PairKind
 from toolgrade.bfcl._answer import prepare_answer
 from toolgrade.bfcl._checker import BfclFunction, Language
 from toolgrade.bfcl._codec import decode_answer, function_from_schema
@@ -187,9 +187,27 @@ def _status(verdict: CheckerVerdict, n_expected: int, n_actual: int) -> Status:
 def _pairs(case: Case, calls: Sequence[ToolCall], status: Status) -> tuple[PairResult, ...]:
     """The pairs of a failed verdict: one call against one expected call, judged."""
     if len(case.expected) == 1 and len(calls) == 1:
-        kind = "wrong_tool" if status is Status.WRONG_TOOL else "wrong_args"
-        return (PairResult(expected_index=0, actual_index=0, verdict=kind, credit=0.0),)
+        return _WRONG_TOOL_PAIR if status is Status.WRONG_TOOL else _WRONG_ARGS_PAIR
     return ()
+
+
+def _failed_pair(kind: PairKind) -> tuple[PairResult, ...]:
+    # Frozen: every failed one-to-one pairing of a kind is the same value.
+    return (
+        construct_trusted(
+            PairResult,
+            {
+                "expected_index": 0,
+                "actual_index": 0,
+                "verdict": kind,
+                "credit": 0.0,
+                "details": (),
+            },
+        ),
+    )
+
+
+_WRONG_TOOL_PAIR, _WRONG_ARGS_PAIR = _failed_pair("wrong_tool"), _failed_pair("wrong_args")
 
 
 @lru_cache(maxsize=256)
@@ -225,7 +243,20 @@ def _details(verdict: CheckerVerdict | None) -> tuple[Mismatch, ...]:
     # The details carry no values: reports tell them by their message (docs/bfcl.md).
     text = _MESSAGES.get(verdict.error_type, verdict.message)
     message = f"BFCL {verdict.error_type}: {text}"
-    return (Mismatch(path=path, reason=reason, message=message),)
+    # Built as validated values: a path, one of the reasons, a message.
+    return (
+        construct_trusted(
+            Mismatch,
+            {
+                "path": path,
+                "reason": reason,
+                "expected": None,
+                "actual": None,
+                "message": message,
+                "call": None,
+            },
+        ),
+    )
 
 
 _CORRECT_FIRST = _correct_verdict(FIRST_PAIR.pairs)

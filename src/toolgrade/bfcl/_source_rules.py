@@ -2,7 +2,7 @@
 
 In BFCL's Java and JavaScript categories every argument is source text, converted as
 BFCL converts it (`_convert`) before it is compared. Here: which doc types a compiled
-rule converts itself (scalars, and lists of simple items) and with what, and which
+rule converts itself (scalars, dicts, and lists of simple items) and with what, and which
 spellings of a rule's options are known to pass without converting them again.
 """
 
@@ -32,12 +32,16 @@ _SCALAR_JS = ("String", "integer", "float", "Bigint", "Boolean")
 _SourceType = tuple[type | None, Callable[[str], object] | None]
 # The Java and JavaScript types whose converted value can take the fast path: a
 # converter with no list items to type (None: the text is the value).
+# Dicts too (Java's HashMap, JavaScript's dict: Hashtable has no conversion).
 _SOURCE_TYPES: dict[str, dict[str, _SourceType]] = {
     "java": {
-        **{t: (JAVA_TYPES[t], _java(t)) for t in _SCALAR_JAVA},
+        **{t: (JAVA_TYPES[t], _java(t)) for t in (*_SCALAR_JAVA, "HashMap")},
         **{t: (str, None) for t in ("String", "any", "char")},
     },
-    "javascript": {**{t: (JS_TYPES[t], _js(t)) for t in _SCALAR_JS}, "any": (str, None)},
+    "javascript": {
+        **{t: (JS_TYPES[t], _js(t)) for t in (*_SCALAR_JS, "dict")},
+        "any": (str, None),
+    },
 }
 
 _SOURCE_LISTS: dict[str, tuple[str, ...]] = {

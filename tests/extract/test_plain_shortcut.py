@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from toolgrade.extract import Extraction, _api, extract_calls
 from toolgrade.extract._api import make_context
-from toolgrade.extract._common import MAX_CALLS
+from toolgrade.extract._common import MAX_CALLS, MAX_OUTPUT_CHARS
 from toolgrade.extract._shortcut import message_shortcut, plain_shortcut
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "extract"
@@ -206,6 +206,22 @@ def test_message_shortcut_adversarial_messages_same_as_full_path(
     full_path: Callable[..., Extraction], message: dict[str, Any]
 ) -> None:
     _agree(full_path, message)
+
+
+def test_message_shortcut_size_bound_same_as_full_path(
+    full_path: Callable[..., Extraction],
+) -> None:
+    # Around the bound on the characters of keys and strings: a long call id, each size.
+    answered = refused = 0
+    for size in range(MAX_OUTPUT_CHARS - 200, MAX_OUTPUT_CHARS + 1):
+        message = _message(_fn(), content="")
+        message["tool_calls"][0]["id"] = "x" * size
+        fast, full = message_shortcut(message), full_path(message, None)
+        # It answers up to the bound, as the full path does, and declines past it.
+        assert fast == (None if full.errors else full), size
+        answered += fast is not None
+        refused += fast is None
+    assert answered and refused
 
 
 def test_message_shortcut_reads_plain_tool_calls() -> None:

@@ -56,8 +56,8 @@ class ParamRule:
     `check` is chosen once, by the doc's type and the options: it accepts the values
     that evidently pass (a value of the doc's exact type that is one of the options,
     as BFCL compares them) and hands every other value to `check_param` (to
-    `check_value`, once it has converted source text), which decides as it always did. So it never fails a value `check_param` passes, nor
-    passes one it fails.
+    `check_value`, once it has converted source text), which decides as it always
+    did. So it never fails a value `check_param` passes, nor passes one it fails.
     """
 
     __slots__ = (

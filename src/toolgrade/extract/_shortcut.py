@@ -26,6 +26,7 @@ import re
 from collections.abc import Callable
 from functools import cache
 from json.scanner import make_scanner
+from typing import Any
 
 from toolgrade._json import JsonObject
 from toolgrade._vocab import ToolCall
@@ -155,46 +156,61 @@ def message_shortcut(output: object) -> Extraction | None:
     tool_calls = output.get("tool_calls")
     if type(tool_calls) is not list or not tool_calls:
         return None
-    # The characters `shape_of` counts (keys and strings), against the same bound.
-    chars = sum(map(len, output))
-    for key in ("role", "content"):
-        value = output.get(key)
-        if type(value) is str:
-            chars += len(value)
-        elif value is not None:
-            return None
+    # The characters `shape_of` counts (keys and strings), against the same bound:
+    # at most this many in the keys, which are counted exactly only near the bound.
+    chars = _MESSAGE_KEY_CHARS + len(tool_calls) * _CALL_KEY_CHARS
+    role, content = output.get("role"), output.get("content")
+    if type(role) is str:
+        chars += len(role)
+    elif role is not None:
+        return None
+    if type(content) is str:
+        chars += len(content)
+    elif content is not None:
+        return None
     calls: list[ToolCall] = []
     for item in tool_calls:
-        call = _plain_call(item)
-        if call is None:
+        # One plain call: a name and JSON-object arguments; anything else goes the full
+        # path (which reads it, or reports it).
+        if type(item) is not dict or not item.keys() <= _CALL_KEYS:
             return None
-        calls.append(call[0])
-        chars += call[1]
-    if chars > MAX_OUTPUT_CHARS:
+        function = item.get("function")
+        if type(function) is not dict or function.keys() != _FUNCTION_KEYS:
+            return None
+        name, raw = function["name"], function["arguments"]
+        call_id, kind = item.get("id", ""), item.get("type", "")
+        if type(name) is not str or type(raw) is not str:
+            return None
+        if type(call_id) is not str or type(kind) is not str:
+            return None
+        name = name.strip()
+        if not name:
+            return None
+        chars += len(function["name"]) + len(raw) + len(call_id) + len(kind)
+        arguments = _json_object(raw) if raw.strip() else {}
+        if arguments is None:
+            return None
+        calls.append(new_call({"name": name, "arguments": arguments}))
+    if chars > MAX_OUTPUT_CHARS and _exact_chars(output) > MAX_OUTPUT_CHARS:
         return None
-    return limit_calls(new_extraction({"calls": tuple(calls), "format": "openai", "errors": ()}))
+    found = new_extraction({"calls": tuple(calls), "format": "openai", "errors": ()})
+    return found if len(calls) <= MAX_CALLS else limit_calls(found)
 
 
-def _plain_call(item: object) -> tuple[ToolCall, int] | None:
-    """One plain tool call, and the characters `shape_of` counts in it; None otherwise."""
-    if type(item) is not dict or not item.keys() <= _CALL_KEYS:
-        return None
-    function = item.get("function")
-    if type(function) is not dict or function.keys() != _FUNCTION_KEYS:
-        return None
-    name, raw = function["name"], function["arguments"]
-    if type(name) is not str or type(raw) is not str or not name.strip():
-        return None
-    chars = sum(map(len, item)) + len("namearguments") + len(name) + len(raw)
-    for key in ("id", "type"):
-        value = item.get(key, "")
-        if type(value) is not str:
-            return None
-        chars += len(value)
-    arguments = _json_object(raw) if raw.strip() else {}
-    if arguments is None:
-        return None  # the full path reads it (or reports it)
-    return new_call({"name": name.strip(), "arguments": arguments}), chars
+_MESSAGE_KEY_CHARS = sum(map(len, _MESSAGE_KEYS))
+_CALL_KEY_CHARS = sum(map(len, _CALL_KEYS)) + len("namearguments")
+
+
+def _exact_chars(output: dict[str, Any]) -> int:
+    """The characters `shape_of` counts in a plain message (keys and strings)."""
+    chars = sum(map(len, output)) + len(output.get("role") or "")
+    chars += len(output.get("content") or "")
+    for item in output["tool_calls"]:
+        function = item["function"]
+        chars += sum(map(len, item)) + len("namearguments")
+        chars += len(function["name"]) + len(function["arguments"])
+        chars += len(item.get("id", "")) + len(item.get("type", ""))
+    return chars
 
 
 def _json_object(raw: str) -> JsonObject | None:

@@ -34,10 +34,8 @@ def _side(side: str, rows_file: Path, passes: int) -> None:
         data = bench_bfcl.find_data(None)
         assert data is not None
         work = [w for ws in bench_bfcl.toolgrade_work(data, rows).values() for w in ws]
-        extract, judge = toolgrade.extract_calls, toolgrade.judge
         for _ in range(passes + 1):
-            for case, tools, output in work:
-                judge(case, extract(output), tools=tools, profile="bfcl")
+            bench_bfcl._judge_all(work, toolgrade.extract_calls, toolgrade.judge)
         return
     import bfcl_verdicts
 

@@ -154,10 +154,7 @@ class ParamRule:
             if value in self._texts:
                 return None
             value = self._convert(value)
-            kind = type(value)
-            if (kind is self._type or kind is self._answer) and contains(self._values, value):
-                return None
-            return self._converted(value)
+            return None if self._passes(value) else self._converted(value)
         if self._promote and type(value) is int:
             value = float(value)  # BFCL lets Python promote an int to float
         kind = type(value)

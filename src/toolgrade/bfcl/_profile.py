@@ -191,25 +191,6 @@ def _pairs(case: Case, calls: Sequence[ToolCall], status: Status) -> tuple[PairR
     return ()
 
 
-def _failed_pair(kind: PairKind) -> tuple[PairResult, ...]:
-    # Frozen: every failed one-to-one pairing of a kind is the same value.
-    return (
-        construct_trusted(
-            PairResult,
-            {
-                "expected_index": 0,
-                "actual_index": 0,
-                "verdict": kind,
-                "credit": 0.0,
-                "details": (),
-            },
-        ),
-    )
-
-
-_WRONG_TOOL_PAIR, _WRONG_ARGS_PAIR = _failed_pair("wrong_tool"), _failed_pair("wrong_args")
-
-
 @lru_cache(maxsize=256)
 def _correct_verdict(pairs: tuple[tuple[int, int], ...]) -> Verdict:
     # Frozen: every correct verdict with the same pairing is the same value.
@@ -219,20 +200,26 @@ def _correct_verdict(pairs: tuple[tuple[int, int], ...]) -> Verdict:
 @lru_cache(maxsize=256)
 def _correct_pairs(pairs: tuple[tuple[int, int], ...]) -> tuple[PairResult, ...]:
     # Frozen, so the same pairing can share its instances with every result.
-    return tuple(_correct_pair(i, j) for i, j in pairs)
+    return tuple(_pair(i, j, "correct", 1.0) for i, j in pairs)
 
 
-def _correct_pair(expected_index: int, actual_index: int) -> PairResult:
+def _pair(expected_index: int, actual_index: int, kind: PairKind, credit: float) -> PairResult:
+    """A pair with no argument differences, built as the valid values it is given."""
     return construct_trusted(
         PairResult,
         {
             "expected_index": expected_index,
             "actual_index": actual_index,
-            "verdict": "correct",
-            "credit": 1.0,
+            "verdict": kind,
+            "credit": credit,
             "details": (),
         },
     )
+
+
+# Frozen: every failed one-to-one pairing of a kind is the same value.
+_WRONG_TOOL_PAIR = (_pair(0, 0, "wrong_tool", 0.0),)
+_WRONG_ARGS_PAIR = (_pair(0, 0, "wrong_args", 0.0),)
 
 
 def _details(verdict: CheckerVerdict | None) -> tuple[Mismatch, ...]:

@@ -10,7 +10,9 @@ from collections.abc import Iterator
 import pytest
 
 import toolgrade
+import toolgrade.plugins as plugins
 from toolgrade import ConfigError
+from toolgrade._profiles import PROFILES, JudgeFn
 from toolgrade._registry import Registry, load_target
 from toolgrade.backends import providers
 from toolgrade.extract import _registry as formats
@@ -19,6 +21,7 @@ from toolgrade.match import MATCHER_NAMES, matcher_problems
 from toolgrade.match import _matchers as matchers
 from toolgrade.plugins import MatcherSpec
 from toolgrade.report import REPORT_FORMATS, report_formats
+from toolgrade.results import Status, Verdict
 
 # The detection order before the registry existed (structured, then text by stage).
 TODAYS_FORMATS = [
@@ -43,6 +46,41 @@ def test_lazy_entry_is_imported_on_first_use_and_cached(fresh: Registry[object])
     first = fresh.get("path")
     assert first is fresh.get("path") is __import__("os").path.join
     assert fresh._entries["path"] is first
+
+
+def test_resolved_holds_what_find_gave_until_the_next_change(fresh: Registry[object]) -> None:
+    fresh.register("path", "os.path:join")
+    fresh.register("one", 1)
+    assert fresh.resolved == {}  # nothing looked up yet
+    assert fresh.find("path") is __import__("os").path.join
+    assert fresh.find("one") == 1
+    assert fresh.resolved == {"path": __import__("os").path.join, "one": 1}
+    fresh.register("one", 2)  # a change: the hot-path lookup must not give the old one
+    assert fresh.resolved == {}
+    assert fresh.find("one") == 2 and fresh.resolved == {"one": 2}
+    fresh.unregister("one")
+    assert fresh.resolved == {} and fresh.find("one") is None
+
+
+def test_judge_uses_a_profile_registered_again() -> None:
+    case = toolgrade.Case(id="c", prompt="p", expected={"name": "f", "arguments": {}})
+
+    def verdict(status: Status) -> JudgeFn:
+        return lambda *_args, **_kw: Verdict(status=status, score=0.0)
+
+    plugins.register_profile("test-again", verdict(Status.WRONG_TOOL))
+    try:
+        assert (
+            toolgrade.judge(case, [], tools=None, profile="test-again").status.value == "wrong_tool"
+        )
+        plugins.register_profile("test-again", verdict(Status.WRONG_ARGS))
+        assert (
+            toolgrade.judge(case, [], tools=None, profile="test-again").status.value == "wrong_args"
+        )
+    finally:
+        PROFILES.unregister("test-again")
+    with pytest.raises(ConfigError, match="unknown judge profile 'test-again'"):
+        toolgrade.judge(case, [], tools=None, profile="test-again")
 
 
 def test_unknown_name_lists_the_known_ones_and_how_to_add_one(fresh: Registry[object]) -> None:

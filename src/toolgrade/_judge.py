@@ -23,6 +23,7 @@ from toolgrade._json import JsonValue
 from toolgrade._memo import IdentityMemo
 from toolgrade._profiles import (
     DEFAULT_PROFILE,
+    PROFILES,
     JudgeFn,
     find_profile,
     profile_reads_any_name,
@@ -52,6 +53,7 @@ _RUBRICS: tuple[str, ...] = get_args(RubricName)
 _KNOWN_RUBRICS = frozenset(_RUBRICS)
 _DEFAULT_PROFILE = DEFAULT_PROFILE
 _profile = find_profile
+_RESOLVED = PROFILES.resolved  # the profiles looked up already (`find_profile` fills it)
 
 
 def judge(
@@ -119,7 +121,8 @@ def judge(
             parse_failed=bool(extraction is not None and extraction.errors),
         )
     else:
-        decided = _profile(profile)(case, actual, tools=tools, rubric=chosen, strict=strict)
+        fn = _RESOLVED.get(profile) or _profile(profile)
+        decided = fn(case, actual, tools=tools, rubric=chosen, strict=strict)
         if not isinstance(decided, Verdict):
             return decided  # a profile that builds its own result
         verdict = decided
@@ -161,7 +164,9 @@ def case_result(
     # Every field comes from validated models or typed values: no second validation.
     # The case's own fields are looked up once per case, the defaults once.
     # (Item by item into a copy: cheaper than a dict display merging two dicts.)
-    values = _CASE_FIELDS.get(case, _case_fields).copy()
+    hit = _CASE_ENTRIES.get(id(case))  # `_CASE_FIELDS.get`, inline for a hit
+    fields = hit[1] if hit is not None and hit[0] is case else _CASE_FIELDS.get(case, _case_fields)
+    values = fields.copy()
     values["status"] = verdict.status
     values["score"] = verdict.score
     values["rubric"] = rubric
@@ -212,6 +217,7 @@ def _defaults() -> dict[str, object]:
 
 # Per case, the result fields that come from it alone (frozen: computed once).
 _CASE_FIELDS: IdentityMemo[Case, dict[str, object]] = IdentityMemo(8192)
+_CASE_ENTRIES = _CASE_FIELDS.entries
 
 
 def _case_fields(case: Case) -> dict[str, object]:

@@ -31,11 +31,13 @@ class IdentityMemo(Generic[_K, _V]):
         (3, None)
     """
 
-    __slots__ = ("_data", "_lock", "_size")
+    __slots__ = ("_lock", "_size", "entries")
 
     def __init__(self, size: int) -> None:
         self._size = size
-        self._data: OrderedDict[int, tuple[_K, _V]] = OrderedDict()
+        self.entries: OrderedDict[int, tuple[_K, _V]] = OrderedDict()
+        """`id(key)` -> (key, data). Read only, by the hottest paths, which inline
+        `find`: `hit = entries.get(id(key))`, a hit only when `hit[0] is key`."""
         self._lock = threading.Lock()
 
     def get(
@@ -56,7 +58,7 @@ class IdentityMemo(Generic[_K, _V]):
         Returns:
             The data.
         """
-        found = self._data.get(id(key))
+        found = self.entries.get(id(key))
         if found is not None and found[0] is key and (fresh is None or fresh(key, found[1])):
             return found[1]
         value = make(key)
@@ -65,17 +67,17 @@ class IdentityMemo(Generic[_K, _V]):
 
     def find(self, key: _K) -> _V | None:
         """The data remembered for `key` (this very object), or None."""
-        found = self._data.get(id(key))
+        found = self.entries.get(id(key))
         return found[1] if found is not None and found[0] is key else None
 
     def put(self, key: _K, value: _V) -> None:
         """Remember `value` for `key`, forgetting the oldest entry past `size`."""
         with self._lock:
-            self._data[id(key)] = (key, value)
-            if len(self._data) > self._size:
-                self._data.popitem(last=False)
+            self.entries[id(key)] = (key, value)
+            if len(self.entries) > self._size:
+                self.entries.popitem(last=False)
 
     def clear(self) -> None:
         """Forget everything."""
         with self._lock:
-            self._data.clear()
+            self.entries.clear()

@@ -79,6 +79,9 @@ class Registry(Generic[T]):
         self._loaded = False
         self._loading = threading.Lock()
         self._version = 0
+        self.resolved: dict[str, T] = {}
+        """The names resolved so far, to their objects: a lookup for hot paths, which
+        falls back on `find` for a name missing here. Emptied by every change."""
         _ALL.append(self)  # type: ignore[arg-type]
 
     def register(self, name: str, entry: T | str, *, replace: bool = True) -> None:
@@ -92,7 +95,11 @@ class Registry(Generic[T]):
         if not replace and name in self._entries:
             return
         self._entries[name] = entry
+        self._changed()
+
+    def _changed(self) -> None:
         self._version += 1
+        self.resolved.clear()
 
     @property
     def version(self) -> int:
@@ -103,7 +110,7 @@ class Registry(Generic[T]):
         """Forget `name` (no error when unknown)."""
         self._entries.pop(name, None)
         self._plugins.discard(name)
-        self._version += 1
+        self._changed()
 
     def find(self, name: str) -> T | None:
         """The object registered as `name`, importing it if needed; None when unknown.
@@ -117,14 +124,16 @@ class Registry(Generic[T]):
                 return None
         entry = self._entries[name]
         if not isinstance(entry, str):
+            self.resolved[name] = entry
             return entry
         resolved = load_target(entry)
         if self._entries.get(name) is not entry:  # importing it registered the real one
             current = self._entries[name]
             if not isinstance(current, str):
+                self.resolved[name] = current
                 return current
         value: T = self._check(name, resolved) if self._check else resolved  # type: ignore[assignment]
-        self._entries[name] = value
+        self._entries[name] = self.resolved[name] = value
         return value
 
     def get(self, name: str) -> T:
@@ -188,7 +197,7 @@ class Registry(Generic[T]):
                     continue
                 self._entries[point.name] = point.value
                 self._plugins.add(point.name)
-                self._version += 1
+                self._changed()
             self._loaded = True
 
     def reset_plugins(self) -> None:
@@ -198,7 +207,7 @@ class Registry(Generic[T]):
                 self._entries.pop(name, None)
             self._plugins.clear()
             self._loaded = False
-            self._version += 1
+            self._changed()
 
 
 def reset_plugins() -> None:

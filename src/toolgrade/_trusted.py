@@ -10,18 +10,24 @@ an extraction, a case result), both are the same every time: for a 25-field `Cas
 they are a third of building it. `trusted_builder(cls)` returns a builder that skips them:
 every model it builds shares one set of all field names, which no pydantic update of a
 model's fields set can change (it only ever adds field names, all already there).
+
+Frozen slotted dataclasses (a profile's `Verdict`) have the same cost in their
+`__init__`, which sets each field through `object.__setattr__`: `slots_builder(cls)`
+sets the slots directly.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-__all__ = ["construct_trusted", "trusted_builder"]
+__all__ = ["construct_trusted", "slots_builder", "trusted_builder"]
 
 _M = TypeVar("_M", bound=BaseModel)
+_D = TypeVar("_D")
 
 
 def construct_trusted(cls: type[_M], values: dict[str, object]) -> _M:
@@ -99,5 +105,33 @@ def trusted_builder(cls: type[_M]) -> Callable[[dict[str, object]], _M]:
         set_extra(model, None)
         set_private(model, None)
         return model
+
+    return build
+
+
+def slots_builder(cls: type[_D]) -> Callable[..., _D]:
+    """`cls(*values)` for a slotted dataclass given every field, in order, without `__init__`.
+
+    For valid values only: nothing is converted and no `__post_init__` runs (for a
+    class that has one, or has no slots, the builder is `cls` itself).
+
+    Examples:
+        >>> from toolgrade.results import Status, Verdict
+        >>> build = slots_builder(Verdict)
+        >>> build(Status.CORRECT, 1.0, (), (), None, None) == Verdict(Status.CORRECT, 1.0)
+        True
+    """
+    names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+    slots = cls.__dict__.get("__slots__", ())
+    if hasattr(cls, "__post_init__") or tuple(slots) != tuple(names):
+        return cls
+    setters = tuple(cls.__dict__[name].__set__ for name in names)
+    new: Any = object.__new__
+
+    def build(*values: object) -> _D:
+        made: _D = new(cls)
+        for set_slot, value in zip(setters, values, strict=True):
+            set_slot(made, value)
+        return made
 
     return build

@@ -85,6 +85,8 @@ class Options:
     """The string values, standardized (BFCL's `string_checker`)."""
     lists: tuple[list[object], ...]
     """The list values with their items standardized (BFCL's `list_checker`)."""
+    shown: str
+    """`str(values)`, as BFCL's value errors show the options (written once)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,4 +110,5 @@ def _options(raw: object) -> Options:
         optional="" in values,
         strings=tuple(standardize_string(o) for o in values if type(o) is str),
         lists=tuple([std(x) for x in o] for o in values if isinstance(o, list)),
+        shown=str(values),
     )

@@ -76,6 +76,7 @@ class ParamRule:
         "check",
         "options",
         "param",
+        "passing",
         "spec",
     )
 
@@ -125,6 +126,17 @@ class ParamRule:
             self.check = self._scalar
         if self.check == self._scalar and self._convert is not None:
             self._texts = passing_texts(self._values, self._convert, self._passes)
+        self.passing = self._texts
+        """Strings `check` passes at once, whatever it is (tried before it is called)."""
+        if self.check == self._str:
+            self.passing = (
+                self._exact if self._convert is None else self._passing_strings(self._exact)
+            )
+
+    def _passing_strings(self, options: frozenset[str]) -> frozenset[str]:
+        """The source texts of string options (as is, or quoted) that `_str` passes."""
+        candidates = {text for option in options for text in (option, f'"{option}"', f"'{option}'")}
+        return frozenset(text for text in candidates if self._str(text) is None)
 
     def _passes(self, value: object) -> bool:
         """Whether a converted value passes `_scalar` at once."""
@@ -258,6 +270,8 @@ class CallRule:
             rule = params.get(param)
             if rule is None:
                 return fail("unexpected_param", f"Unexpected parameter: {param!r}.", param)
+            if type(value) is str and value in rule.passing:
+                continue
             failure = rule.check(value)
             if failure is not None:
                 return failure

@@ -79,6 +79,10 @@ _JS_DICT = re.compile(r"\{(.*?)\}")
 _JS_ENTRY = re.compile(r"([^:]+):\s*(.*?)(?:,\s*(?=[^,]+:)|$)")
 
 
+_JAVA_TEXT = ("String", "any", "char")
+"""The Java types whose source text `java_convert` leaves as it is."""
+
+
 def java_convert(value: str, expected: str, nested: str | None = None) -> Converted:
     """Convert Java source text the way BFCL's `java_type_converter` does.
 
@@ -103,7 +107,7 @@ def java_convert(value: str, expected: str, nested: str | None = None) -> Conver
         return _java_array(value, nested)
     if expected == "HashMap":
         return _java_hashmap(value)
-    if expected in ("String", "any", "char"):
+    if expected in _JAVA_TEXT:
         # BFCL's char pattern `^\'.$\'` puts `$` before the closing quote: it never
         # matches, so a char always stays the source text.
         return value
@@ -134,6 +138,8 @@ def _java_array(text: str, nested: str | None) -> Converted:
     if not match:
         return text
     parts = [x.strip() for x in match.group(1).split(",") if x.strip()]
+    if nested in _JAVA_TEXT:
+        return parts  # `java_convert` keeps text as it is (quotes and all)
     if nested:
         return [java_convert(x, nested) for x in parts]
     return [_java_value(x) for x in parts]

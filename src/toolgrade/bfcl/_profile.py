@@ -17,7 +17,7 @@ from functools import lru_cache
 from toolgrade._json import JsonValue
 from toolgrade._judge import register_profile
 from toolgrade._memo import IdentityMemo
-from toolgrade._trusted import construct_trusted
+from toolgrade._trusted import construct_trusted, slots_builder, trusted_builder
 from toolgrade._vocab import REQUIRED_BY_SCHEMA, Mismatch, MismatchReason, PairKind
 from toolgrade.bfcl._answer import prepare_answer
 from toolgrade.bfcl._checker import BfclFunction, Language
@@ -107,12 +107,8 @@ def judge_bfcl(
         if verdict is FIRST_PAIR:
             return _CORRECT_FIRST
         return _CORRECT if verdict is None else _correct_verdict(verdict.pairs)
-    return Verdict(
-        status=status,
-        score=0.0,
-        pairs=_pairs(case, calls, status),
-        details=_details(verdict),
-    )
+    # Built as the valid values they are: every field, in order.
+    return _new_verdict(status, 0.0, _pairs(case, calls, status), _details(verdict), None, None)
 
 
 def _decide(
@@ -125,8 +121,13 @@ def _decide(
         return (_UNEXPECTED if decoded else _CORRECT_STATUS), None
     if decoded is None:
         return Status.PARSE_ERROR, _DECODER_FAILED
-    found = _CHECKERS.find(case)
-    checker = found if found is not None and found.fits(tools) else checker_for(case, tools)
+    # `_CHECKERS.find(case)` and `fits(tools)`, inline for the commonest hit: the
+    # tools of the last judging, the same tuple (`Suite.tools_for` gives one per case).
+    hit = _CHECKER_ENTRIES.get(id(case))
+    if hit is not None and hit[0] is case and hit[1].tools is tools:
+        checker = hit[1]
+    else:
+        checker = checker_for(case, tools)
     verdict = checker.check(decoded)
     if verdict.valid:
         return _CORRECT_STATUS, verdict
@@ -136,6 +137,7 @@ def _decide(
 _DECODER_FAILED = CheckerVerdict(False, "ast_decoder:decoder_failed", "Invalid syntax.")
 # Per case, BFCL's checker compiled for the tools it was last judged with.
 _CHECKERS: IdentityMemo[Case, CompiledChecker] = IdentityMemo(8192)
+_CHECKER_ENTRIES = _CHECKERS.entries
 _FUNCTIONS: IdentityMemo[ToolSpec, dict[Language, BfclFunction]] = IdentityMemo(4096)
 
 
@@ -232,8 +234,7 @@ def _details(verdict: CheckerVerdict | None) -> tuple[Mismatch, ...]:
     message = f"BFCL {verdict.error_type}: {text}"
     # Built as validated values: a path, one of the reasons, a message.
     return (
-        construct_trusted(
-            Mismatch,
+        _new_mismatch(
             {
                 "path": path,
                 "reason": reason,
@@ -241,9 +242,13 @@ def _details(verdict: CheckerVerdict | None) -> tuple[Mismatch, ...]:
                 "actual": None,
                 "message": message,
                 "call": None,
-            },
+            }
         ),
     )
+
+
+_new_verdict = slots_builder(Verdict)
+_new_mismatch = trusted_builder(Mismatch)
 
 
 _CORRECT_FIRST = _correct_verdict(FIRST_PAIR.pairs)

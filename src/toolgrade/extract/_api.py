@@ -223,17 +223,21 @@ def extract_calls(
         >>> extract_calls("The answer is 42.").format
         'none'
     """
-    forced = None if format == "auto" else _resolve(format)
-    ctx = _NO_TOOLS if tools is None else make_context(tools)
-    if forced is None and isinstance(output, str):
-        # Text holds no structured calls: straight to the text formats, and for a plain
-        # call list (BFCL's prompting style) straight to the pythonic reader.
-        plain = plain_shortcut(output, ctx)
-        return plain if plain is not None else _from_text(output, None, ctx)
-    if forced is None:
+    if format == "auto":
+        forced = None
+        if isinstance(output, str):
+            # Text holds no structured calls: straight to the text formats, and for a
+            # plain call list (BFCL's prompting style) straight to the pythonic reader.
+            ctx = _NO_TOOLS if tools is None else make_context(tools)
+            plain = plain_shortcut(output, ctx)
+            return plain if plain is not None else _from_text(output, None, ctx)
+        # A message of plain tool calls needs no context (no tool is looked up).
         plain = message_shortcut(output)
         if plain is not None:
             return plain
+    else:
+        forced = _resolve(format)
+    ctx = make_context(tools)
     shape = _shape(output)
     if isinstance(shape, Extraction):
         return shape

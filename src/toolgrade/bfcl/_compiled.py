@@ -70,7 +70,6 @@ class ParamRule:
         "_language",
         "_lists",
         "_promote",
-        "_texts",
         "_type",
         "_values",
         "check",
@@ -105,7 +104,6 @@ class ParamRule:
         variable = answer is not None and answer is not expected
         self._dicts: tuple[DictRule, ...] = ()
         self._dict_lists: tuple[tuple[DictRule, ...], ...] = ()
-        self._texts: frozenset[str] = frozenset()
         self.check: Callable[[object], Verdict | None] = self._general
         if expected is None:
             pass
@@ -124,11 +122,11 @@ class ParamRule:
             self.check = self._list
         else:
             self.check = self._scalar
+        self.passing: frozenset[str] = frozenset()
+        """Strings `check` passes at once (`CallRule.check` tries them before calling it)."""
         if self.check == self._scalar and self._convert is not None:
-            self._texts = passing_texts(self._values, self._convert, self._passes)
-        self.passing = self._texts
-        """Strings `check` passes at once, whatever it is (tried before it is called)."""
-        if self.check == self._str:
+            self.passing = passing_texts(self._values, self._convert, self._passes)
+        elif self.check == self._str:
             self.passing = (
                 self._exact if self._convert is None else self._passing_strings(self._exact)
             )
@@ -163,7 +161,7 @@ class ParamRule:
         if self._convert is not None:
             if type(value) is not str:
                 return self._general(given)
-            if value in self._texts:
+            if value in self.passing:
                 return None
             value = self._convert(value)
             return None if self._passes(value) else self._converted(value)

@@ -182,21 +182,24 @@ def print_memory(timed: Timed, target_mb: float) -> float | None:
     return peak
 
 
-def httpx_rate(answer: str, body: dict[str, Any], requests: int = 2000) -> float:
-    """Requests/s of httpx alone against the loopback server: one client, one request at
-    a time, the same body each time (for scale: how fast this machine runs httpx)."""
+def client_rate(answer: str, body: dict[str, Any], requests: int = 2000) -> float:
+    """Requests/s of the HTTP client alone (aiohttp) against the loopback server: one
+    session, one request at a time, the same body each time (for scale: how fast this
+    machine runs the client the harness uses)."""
     import asyncio
 
-    import httpx
+    import aiohttp
 
     async def post_all(port: int) -> float:
         url = f"http://127.0.0.1:{port}/v1/chat/completions"
-        async with httpx.AsyncClient(trust_env=False) as client:
+        async with aiohttp.ClientSession() as session:
             for _ in range(50):  # warm-up: the connection, the first imports
-                (await client.post(url, json=body)).json()
+                async with session.post(url, json=body) as response:
+                    await response.json()
             started = time.perf_counter()
             for _ in range(requests):
-                (await client.post(url, json=body)).json()
+                async with session.post(url, json=body) as response:
+                    await response.json()
             return requests / (time.perf_counter() - started)
 
     with loopback(answer) as port:

@@ -10,8 +10,8 @@ by others, the closest to the command's own cost (the medians are printed too).
 
 The package's `.pyc` files are written first (`compileall`), as an installed package has
 them. Then `python -X importtime` lists what `toolgrade --version` imports: none of
-httpx, jsonschema, pydantic, rich, typer or click may be among them (exit 1 otherwise);
-for `score`, httpx, jsonschema and rich.
+aiohttp, jsonschema, pydantic, rich, typer or click may be among them (exit 1 otherwise);
+for `score`, aiohttp, jsonschema and rich.
 
 Run: .venv/bin/python benchmarks/bench_cli.py [--repeat 20]
 """
@@ -35,8 +35,8 @@ SCRIPT = str(Path(PYTHON).parent / "toolgrade")
 
 VERSION_TARGET = 6.0
 SCORE_TARGET = 15.0
-NOT_FOR_VERSION = ("httpx", "jsonschema", "pydantic", "pydantic_core", "rich", "typer", "click")
-NOT_FOR_SCORE = ("httpx", "jsonschema", "rich")
+NOT_FOR_VERSION = ("aiohttp", "jsonschema", "pydantic", "pydantic_core", "rich", "typer", "click")
+NOT_FOR_SCORE = ("aiohttp", "jsonschema", "rich")
 
 UNIT = "python -c pass"
 COMMANDS: dict[str, list[str]] = {

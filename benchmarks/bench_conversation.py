@@ -5,13 +5,13 @@ memory below 200 MB for a 2,000-conversation run. Each conversation has two user
 in each the model (the loopback server, in a child process) first calls `read_file`,
 then, once the tool's result is the last message, answers in text: four model replies
 (steps) per conversation. The environment is scripted, so what is measured is
-toolgrade's own cost per step: the request with the growing history, httpx,
-extraction, executing the call in the environment, judging every turn and check at
+toolgrade's own cost per step: the request with the growing history, the HTTP client
+(aiohttp), extraction, executing the call in the environment, judging every turn and check at
 the end, and writing `results.jsonl` with the whole transcript.
 
-The target is absolute, and this part of the harness is mostly httpx's own Python code:
-for scale the benchmark also prints the rate of httpx alone on the same server (one
-client posting one request at a time) and the harness's time per step above it.
+The target is absolute, so the machine matters: for scale the benchmark also prints the
+rate of the HTTP client alone on the same server (one session posting one request at a
+time) and the harness's time per step above it.
 
 Run: .venv/bin/python benchmarks/bench_conversation.py [--conversations 2000] [--concurrency 32]
 """
@@ -22,7 +22,7 @@ import argparse
 import json
 import sys
 
-from _loopback import completion, httpx_rate, print_memory, timed_run
+from _loopback import client_rate, completion, print_memory, timed_run
 
 TARGET_RATE = 1000.0
 TARGET_MB = 200.0
@@ -112,11 +112,11 @@ def _bench(conversations: int, concurrency: int) -> int:
     print(f"throughput: {rate:8.1f} steps/s   (target >= {TARGET_RATE:.0f})  {timed.elapsed:.2f} s")
     print(f"            {conversations / timed.elapsed:8.1f} conversations/s")
     peak = print_memory(timed, TARGET_MB)
-    # The target is absolute, so the machine matters: httpx's own rate says how fast.
+    # The target is absolute, so the machine matters: the client's own rate says how fast.
     question = {"messages": [{"role": "user", "content": "?"}]}
-    alone = httpx_rate("bench_conversation:answer", question)
+    alone = client_rate("bench_conversation:answer", question)
     print(
-        f"for scale:  {alone:8.1f} requests/s from httpx alone (one request at a time, no"
+        f"for scale:  {alone:8.1f} requests/s from aiohttp alone (one request at a time, no"
         f" harness): {1000 / rate - 1000 / alone:.2f} ms of harness per step above it"
     )
     ok = (

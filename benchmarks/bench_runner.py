@@ -3,8 +3,8 @@
 Targets (issue 6): at least 500 cases/s at concurrency 32, and a peak memory below
 200 MB for a 5,000-case run. The server runs in a separate process (a minimal asyncio
 HTTP/1.1 server returning one canned chat completion with a tool call), so what is
-measured is toolgrade's own cost per case: building the request, httpx, extraction,
-judging, appending and flushing `results.jsonl` and `log.jsonl`.
+measured is toolgrade's own cost per case: building the request, the HTTP client
+(aiohttp), extraction, judging, appending and flushing `results.jsonl` and `log.jsonl`.
 
 Several endpoints (issue 19): the same cases over 4 loopback servers (one process each)
 at concurrency 64, against one server at concurrency 64. Target: every server gets

@@ -80,7 +80,7 @@ def test_import_loads_nothing_heavy() -> None:
     code = (
         "import sys, toolgrade; "
         "print(' '.join(sorted(m for m in sys.modules "
-        "if m.split('.')[0] in ('toolgrade', 'httpx', 'jsonschema', 'pydantic', 'rich'))))"
+        "if m.split('.')[0] in ('toolgrade', 'aiohttp', 'jsonschema', 'pydantic', 'rich'))))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["toolgrade", "toolgrade._version"]

@@ -29,7 +29,7 @@ from toolgrade.cli._lazy import LazyCommands, build_command
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "score-example.json"
 COMMAND_MODULES = sorted({target.partition(":")[0] for target in _app.COMMANDS.values()})
-HEAVY = ("httpx", "jsonschema", "rich")
+HEAVY = ("aiohttp", "jsonschema", "rich")
 """Packages no path below may import (the HTTP client, suite validation, rich help)."""
 
 _MODULES_AFTER = """

@@ -1,11 +1,12 @@
 """JSON over HTTP with retries: exponential backoff with jitter, `Retry-After` honoured.
 
-httpx errors are translated here, at the boundary, into toolgrade's `BackendError`
-tree: a refused connection becomes `BackendUnreachable`, a slow server
+The transport is aiohttp: one session per `JsonHttp`, at most `lanes` keep-alive
+connections. Its errors are translated here, at the boundary, into toolgrade's
+`BackendError` tree: a refused connection becomes `BackendUnreachable`, a slow server
 `BackendTimeout`, an error status `BackendHTTPError`.
 
-Every request goes through `client.stream(...)`, so bodies are read with a size cap
-(`_stream.py`) and a streamed answer can be fed line by line to a `LineSink`.
+Every body is read chunk by chunk, with a size cap (`_stream.py`), and a streamed
+answer can be fed line by line to a `LineSink`.
 Retries happen only before the answer starts: on connection errors, on a connection
 dropped before a complete non-streamed body, and on 429 and 5xx statuses. Once a
 stream has started, a failure is reported and never retried (the server may already
@@ -16,17 +17,19 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import json
 import logging
 import random
 import ssl
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
-from contextlib import aclosing
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import cast
+from functools import cache
 
-import httpx
+import aiohttp
+import certifi
+from yarl import URL
 
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade.backends._stream import (
@@ -57,7 +60,10 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 _RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
-_DROPPED = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
+# The server closed or broke the connection before a complete answer (retried). A
+# refused connection (`ClientConnectorError`, an OSError too) is caught before these.
+_DROPPED = (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError, aiohttp.ClientOSError)
+_JSON_HEADERS = {"content-type": "application/json"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,14 +172,14 @@ class Answer:
 
     value: JsonValue
     """The whole JSON body (None when `streamed`)."""
-    headers: httpx.Headers
-    """The response headers (`server`, `content-type`, ...)."""
+    headers: Mapping[str, str]
+    """The response headers (`server`, `content-type`, ...), by any case of their name."""
     streamed: bool = False
     """True when the body was a stream fed line by line to the sink."""
 
 
 class JsonHttp:
-    """Lazily created `httpx.AsyncClient`s that speak JSON (or streams) and retry."""
+    """A lazily created aiohttp session that speaks JSON (or streams) and retries."""
 
     def __init__(
         self,
@@ -190,39 +196,34 @@ class JsonHttp:
         self._retry = retry
         self._headers = dict(headers or {})
         self._lanes = max(1, lanes)
-        self._clients: list[httpx.AsyncClient] = []
-        self._idle: asyncio.Queue[httpx.AsyncClient] | None = None
-        self._ssl: ssl.SSLContext | None = None
-        self._targets: dict[str, httpx.URL] = {}
-        """Each URL parsed once: httpx parses a string for every request (a third of
-        building one)."""
+        self._session: aiohttp.ClientSession | None = None
+        self._targets: dict[str, URL] = {}
+        """Each URL parsed once, rather than for every request."""
         # Jitter only spreads retries out; seeding it keeps runs replayable all the same.
         self._rng = random.Random(seed or 0)
 
-    async def _acquire(self) -> httpx.AsyncClient:
-        """A client with one keep-alive connection ("lane"), created on first need.
+    def _open(self) -> aiohttp.ClientSession:
+        """The session (created inside the running event loop, on first need).
 
-        One single-connection client per lane rather than one pooled client: httpcore's
-        pool rescans every connection for every request, which costs more than the rest
-        of the harness at concurrency 32.
+        At most `lanes` connections, kept alive; a request waits for a free one without
+        a time limit. The timeout bounds connecting and each wait for the server's next
+        bytes, as a "no answer within" limit; a stream's whole length is bounded
+        separately (`pump_lines`).
         """
-        if self._idle is None:
-            self._idle = asyncio.Queue()  # created inside the running event loop
-        if self._idle.empty() and len(self._clients) < self._lanes:
-            if self._ssl is None:
-                # Loading the CA bundle takes ~30 ms: once for every lane, not once each.
-                self._ssl = httpx.create_ssl_context()
-            client = httpx.AsyncClient(
-                verify=self._ssl,
-                base_url=self.base_url + "/",
-                timeout=httpx.Timeout(self._timeout),
-                headers=self._headers,
-                limits=httpx.Limits(max_connections=1, max_keepalive_connections=1),
-                trust_env=False,
-            )
-            self._clients.append(client)
-            return client
-        return await self._idle.get()
+        connector = aiohttp.TCPConnector(
+            limit=self._lanes,
+            limit_per_host=self._lanes,
+            ssl=_ssl_context() if self.base_url.startswith("https:") else True,
+        )
+        self._session = aiohttp.ClientSession(
+            connector=connector,
+            headers=self._headers,
+            timeout=aiohttp.ClientTimeout(
+                total=None, connect=None, sock_connect=self._timeout, sock_read=self._timeout
+            ),
+            trust_env=False,
+        )
+        return self._session
 
     def url(self, path: str) -> str:
         """The absolute URL of a path under the base URL (an absolute URL stays as is)."""
@@ -299,53 +300,66 @@ class JsonHttp:
     ) -> Answer:
         target = self._targets.get(url)
         if target is None:
-            target = self._targets[url] = httpx.URL(url)
-        client = await self._acquire()
+            target = self._targets[url] = URL(url)
+        session = self._session or self._open()
+        # As httpx sent JSON: compact, UTF-8, and no NaN (a ValueError, as before).
+        data = None
+        if payload is not None:
+            text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+            data = text.encode()
         try:
-            # Leaving this block before the end of the body (cancellation, timeout, cap)
-            # closes the connection, and the server stops generating.
-            async with (
-                client.stream(method, target, json=payload) as response,
-                aclosing(_generator(response)) as chunks,
-            ):
-                if response.status_code >= 400:
-                    body = await read_body(chunks, url=url, limit=ERROR_BODY_BYTES, truncate=True)
-                    raise _Refused(response, body, url)
-                if sink is not None and is_stream(response.headers):
-                    await pump_lines(chunks, sink, url=url, timeout=self._timeout)
-                    return Answer(None, response.headers, streamed=True)
-                first = await anext(chunks, b"")
-                if sink is not None and first.lstrip().startswith(b"data:"):
-                    # A server streaming SSE under a JSON content type.
-                    rest = _prepend(first, chunks)
-                    await pump_lines(rest, sink, url=url, timeout=self._timeout)
-                    return Answer(None, response.headers, streamed=True)
-                body = await read_body(_prepend(first, chunks), url=url, truncate=False)
-                return Answer(decode_json(body, url), response.headers)
-        except httpx.TimeoutException as exc:
+            async with session.request(
+                method, target, data=data, headers=_JSON_HEADERS if data else None
+            ) as response:
+                try:
+                    return await self._answer(response, url, sink)
+                finally:
+                    # Leaving before the end of the body (cancellation, timeout, cap, a
+                    # stream's end marker) closes the connection: the server stops
+                    # generating, and no half-read connection is used again.
+                    if not response.content.at_eof():
+                        response.close()
+        except TimeoutError as exc:  # aiohttp's connect and read timeouts are TimeoutErrors
             raise BackendTimeout(f"no answer within {self._timeout:g} s", url=url) from exc
-        except httpx.ConnectError as exc:
+        except aiohttp.ClientConnectorError as exc:
             raise BackendUnreachable(
                 f"cannot connect to the model server ({_reason(exc)}); is it running?", url=url
             ) from exc
         except _DROPPED as exc:
             raise _Dropped(url, _reason(exc)) from exc
-        except httpx.HTTPError as exc:
+        except aiohttp.ClientError as exc:
             raise BackendError(f"request failed: {_reason(exc)}", url=url) from exc
-        finally:
-            if self._idle is not None:
-                self._idle.put_nowait(client)
+
+    async def _answer(
+        self, response: aiohttp.ClientResponse, url: str, sink: LineSink | None
+    ) -> Answer:
+        chunks = response.content.iter_any()
+        if response.status >= 400:
+            body = await read_body(chunks, url=url, limit=ERROR_BODY_BYTES, truncate=True)
+            raise _Refused(response, body, url)
+        if sink is not None and is_stream(response.headers):
+            await pump_lines(chunks, sink, url=url, timeout=self._timeout)
+            return Answer(None, response.headers, streamed=True)
+        first = await anext(chunks, b"")
+        if sink is not None and first.lstrip().startswith(b"data:"):
+            # A server streaming SSE under a JSON content type.
+            rest = _prepend(first, chunks)
+            await pump_lines(rest, sink, url=url, timeout=self._timeout)
+            return Answer(None, response.headers, streamed=True)
+        body = await read_body(_prepend(first, chunks), url=url, truncate=False)
+        return Answer(decode_json(body, url), response.headers)
 
     async def aclose(self) -> None:
-        """Close every client."""
-        clients, self._clients, self._idle = self._clients, [], None
-        for client in clients:
-            await client.aclose()
+        """Close the session and its connections."""
+        session, self._session = self._session, None
+        if session is not None:
+            await session.close()
 
 
-def _generator(response: httpx.Response) -> AsyncGenerator[bytes, None]:
-    # `aiter_bytes` is an async generator; typed as an iterator, it lacks `aclose`.
-    return cast(AsyncGenerator[bytes, None], response.aiter_bytes())
+@cache
+def _ssl_context() -> ssl.SSLContext:
+    """Certificates from certifi, as on every platform; loaded once (it takes ~30 ms)."""
+    return ssl.create_default_context(cafile=certifi.where())
 
 
 async def _prepend(first: bytes, rest: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
@@ -374,11 +388,11 @@ class _Dropped(Exception):
 class _Refused(Exception):
     """An error status (retried when 429 or 5xx)."""
 
-    def __init__(self, response: httpx.Response, body: bytes, url: str) -> None:
-        self.status_code = response.status_code
+    def __init__(self, response: aiohttp.ClientResponse, body: bytes, url: str) -> None:
+        self.status_code = response.status
         self.retry_after = parse_retry_after(response.headers.get("retry-after"))
         snippet = body[:300].decode("utf-8", "replace").strip().replace("\n", " ")
-        self.message = f"HTTP {self.status_code}: {snippet or response.reason_phrase}"
+        self.message = f"HTTP {self.status_code}: {snippet or response.reason or ''}"
         self.url = url
         super().__init__(self.message)
 

@@ -2,8 +2,8 @@
 
 Model output is untrusted, so every read is capped in bytes (`MAX_RESPONSE_BYTES`,
 counted after decompression) and a stream is also capped in time: a server that keeps
-sending forever is cut off once the request's timeout has passed. Leaving the
-`client.stream(...)` block early closes the connection, which is how llama-server,
+sending forever is cut off once the request's timeout has passed. Leaving a body
+before its end closes the connection (`JsonHttp`), which is how llama-server,
 llama-cpp-python, vLLM and Ollama learn to stop generating.
 """
 
@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Protocol
 
-import httpx
+import aiohttp
 
 from toolgrade._json import JsonValue
 from toolgrade.errors import BackendError, BackendTimeout
@@ -53,7 +53,7 @@ class LineSink(Protocol):
         ...
 
 
-def is_stream(headers: httpx.Headers) -> bool:
+def is_stream(headers: Mapping[str, str]) -> bool:
     """Whether an answer's content type says it is a stream (SSE or NDJSON).
 
     Some servers ignore `stream: true` and answer with one JSON document; the caller
@@ -90,8 +90,8 @@ async def pump_lines(
 ) -> None:
     """Feed a streamed body to `sink` line by line, within `timeout` s and the size cap.
 
-    Lines are split here rather than with httpx's `aiter_lines`, which buffers a line
-    without bound: a server that never sends a newline must still hit the cap.
+    Lines are split here rather than by the client's line reader, which buffers a line
+    up to its own limit: a server that never sends a newline must hit this cap.
 
     Raises:
         BackendTimeout: the stream went on past `timeout`, or stalled.
@@ -115,16 +115,16 @@ async def pump_lines(
                         return
             if pending:
                 sink.feed(pending.removesuffix(b"\r"))
+    except aiohttp.ServerTimeoutError as exc:  # a TimeoutError too: first
+        raise BackendTimeout(
+            f"the stream stalled: nothing for {timeout:g} s after {size} bytes", url=url
+        ) from exc
     except TimeoutError:
         raise BackendTimeout(
             f"the streamed answer took longer than {timeout:g} s; stream closed after {size} bytes",
             url=url,
         ) from None
-    except httpx.TimeoutException as exc:
-        raise BackendTimeout(
-            f"the stream stalled: nothing for {timeout:g} s after {size} bytes", url=url
-        ) from exc
-    except httpx.HTTPError as exc:
+    except aiohttp.ClientError as exc:
         reason = str(exc).strip() or type(exc).__name__
         raise BackendError(
             f"the stream broke after {size} bytes, before the answer was complete: {reason}",

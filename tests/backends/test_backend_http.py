@@ -160,6 +160,24 @@ def test_openai_refused_port_raises_unreachable() -> None:
     assert info.value.exit_code == 3
 
 
+@pytest.mark.parametrize("connections", [1, 2])
+def test_requests_beyond_the_connections_wait_for_a_free_one(connections: int) -> None:
+    """More requests than connections: never more in flight than that, none refused."""
+    with FakeServer({"x": [Step(delay=0.1, content="ok")]}) as server:
+        settings = BackendSettings(base_url=server.openai_url, connections=connections)
+
+        async def go() -> list[Any]:
+            backend = create_backend("openai/m", settings)
+            try:
+                return await asyncio.gather(*(backend.complete(_request("x")) for _ in range(6)))
+            finally:
+                await backend.aclose()
+
+        replies = asyncio.run(go())
+        assert [r.raw["content"] for r in replies] == ["ok"] * 6
+        assert server.max_in_flight == connections
+
+
 def test_openai_server_info_lists_models() -> None:
     async def go(url: str) -> Any:
         backend = create_backend("llamacpp/test-model", BackendSettings(base_url=url))

@@ -29,7 +29,6 @@ from functools import cache
 
 import aiohttp
 import certifi
-from yarl import URL
 
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade.backends._stream import (
@@ -197,8 +196,6 @@ class JsonHttp:
         self._headers = dict(headers or {})
         self._lanes = max(1, lanes)
         self._session: aiohttp.ClientSession | None = None
-        self._targets: dict[str, URL] = {}
-        """Each URL parsed once, rather than for every request."""
         # Jitter only spreads retries out; seeding it keeps runs replayable all the same.
         self._rng = random.Random(seed or 0)
 
@@ -298,18 +295,15 @@ class JsonHttp:
     async def _send(
         self, method: str, payload: JsonObject | None, *, url: str, sink: LineSink | None
     ) -> Answer:
-        target = self._targets.get(url)
-        if target is None:
-            target = self._targets[url] = URL(url)
         session = self._session or self._open()
-        # As httpx sent JSON: compact, UTF-8, and no NaN (a ValueError, as before).
+        # Compact UTF-8 JSON; a NaN or an infinity is refused (ValueError), as JSON has none.
         data = None
         if payload is not None:
             text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
             data = text.encode()
         try:
             async with session.request(
-                method, target, data=data, headers=_JSON_HEADERS if data else None
+                method, url, data=data, headers=_JSON_HEADERS if data else None
             ) as response:
                 try:
                     return await self._answer(response, url, sink)

@@ -118,22 +118,27 @@ class Registry(Generic[T]):
         Raises:
             ConfigError: the entry exists but cannot be imported.
         """
+        value = self._find(name)
+        if value is not None:
+            # After any import it made: an import that registers empties `resolved`.
+            self.resolved[name] = value
+        return value
+
+    def _find(self, name: str) -> T | None:
         if name not in self._entries:
             self.load_plugins()
             if name not in self._entries:
                 return None
         entry = self._entries[name]
         if not isinstance(entry, str):
-            self.resolved[name] = entry
             return entry
         resolved = load_target(entry)
         if self._entries.get(name) is not entry:  # importing it registered the real one
             current = self._entries[name]
             if not isinstance(current, str):
-                self.resolved[name] = current
                 return current
         value: T = self._check(name, resolved) if self._check else resolved  # type: ignore[assignment]
-        self._entries[name] = self.resolved[name] = value
+        self._entries[name] = value
         return value
 
     def get(self, name: str) -> T:

@@ -209,7 +209,6 @@ class JsonHttp:
         """
         connector = aiohttp.TCPConnector(
             limit=self._lanes,
-            limit_per_host=self._lanes,
             ssl=_ssl_context() if self.base_url.startswith("https:") else True,
         )
         self._session = aiohttp.ClientSession(

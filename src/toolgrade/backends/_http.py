@@ -25,7 +25,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import cache
+from functools import cache, partial
 
 import aiohttp
 import certifi
@@ -62,7 +62,9 @@ _RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 # The server closed or broke the connection before a complete answer (retried). A
 # refused connection (`ClientConnectorError`, an OSError too) is caught before these.
 _DROPPED = (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError, aiohttp.ClientOSError)
-_JSON_HEADERS = {"content-type": "application/json"}
+# Request bodies: compact UTF-8 JSON; a NaN or an infinity is refused (ValueError), as
+# JSON has none.
+_dumps = partial(json.dumps, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +216,7 @@ class JsonHttp:
         self._session = aiohttp.ClientSession(
             connector=connector,
             headers=self._headers,
+            json_serialize=_dumps,
             timeout=aiohttp.ClientTimeout(
                 total=None, connect=None, sock_connect=self._timeout, sock_read=self._timeout
             ),
@@ -295,15 +298,8 @@ class JsonHttp:
         self, method: str, payload: JsonObject | None, *, url: str, sink: LineSink | None
     ) -> Answer:
         session = self._session or self._open()
-        # Compact UTF-8 JSON; a NaN or an infinity is refused (ValueError), as JSON has none.
-        data = None
-        if payload is not None:
-            text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-            data = text.encode()
         try:
-            async with session.request(
-                method, url, data=data, headers=_JSON_HEADERS if data else None
-            ) as response:
+            async with session.request(method, url, json=payload) as response:
                 try:
                     return await self._answer(response, url, sink)
                 finally:

@@ -7,6 +7,14 @@ pass or a value silently lost, so `loads_checked` reports them as `JsonIssue`s, 
 with the JSON path and the line of the value at fault. The positions come from a second,
 pure-Python scan that only runs when the fast parse flagged something (or to locate a
 suite problem: `value_lines`).
+
+JSON can also write half of a UTF-16 surrogate pair (`"\\ud83d"`: half an emoji), which
+Python reads as a lone surrogate: a `str` that cannot be encoded as UTF-8, so every
+writer, hash, database and RE2 pattern that meets it raises. `clean_text` and
+`clean_value` replace each lone surrogate by U+FFFD (the replacement character, shown as
+`\ufffd`), keeping the rest of the text; a valid pair becomes the character it encodes.
+Untrusted text is cleaned where it enters toolgrade (a model's reply, a decoded call, a
+suite, an environment's result), so that nothing downstream meets a surrogate.
 """
 
 from __future__ import annotations
@@ -23,7 +31,16 @@ from json.scanner import NUMBER_RE
 
 from pydantic import JsonValue
 
-__all__ = ["JsonIssue", "JsonObject", "JsonValue", "loads_checked", "value_lines"]
+__all__ = [
+    "JsonIssue",
+    "JsonObject",
+    "JsonValue",
+    "clean_text",
+    "clean_value",
+    "has_surrogate",
+    "loads_checked",
+    "value_lines",
+]
 
 JsonObject = dict[str, JsonValue]
 """A JSON object: the arguments of a tool call, a JSON Schema, a message."""
@@ -236,3 +253,62 @@ class _Scanner:
             if self.text[pos] != ",":
                 raise ValueError(f"expected ',' at {pos}")
             pos, index = pos + 1, index + 1
+
+
+def has_surrogate(text: str) -> bool:
+    """Whether `text` holds a surrogate code point (it cannot be encoded as UTF-8).
+
+    Fast for the usual text: ASCII is answered at once, other text by one encode in C.
+    """
+    if text.isascii():
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def clean_text(text: str) -> str:
+    r"""`text` with each lone surrogate replaced by U+FFFD; a valid pair joined.
+
+    Examples:
+        >>> clean_text("notes \ud83d.md")
+        'notes \ufffd.md'
+        >>> clean_text("\ud83d\ude00") == "\U0001f600"
+        True
+        >>> clean_text("plain")
+        'plain'
+    """
+    if not has_surrogate(text):
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def clean_value(value: JsonValue, _depth: int = 0) -> JsonValue:
+    r"""A JSON value with every string (keys included) passed through `clean_text`.
+
+    The value itself is returned when it holds no surrogate, so the usual case copies
+    nothing. Containers nested deeper than Python's recursion allows are returned as
+    they are (a bounded reader has refused them before they get here).
+
+    Examples:
+        >>> clean_value({"path": ["a\udc00", 1]})
+        {'path': ['a\ufffd', 1]}
+    """
+    if isinstance(value, str):
+        return clean_text(value)
+    if _depth > _MAX_CLEAN_DEPTH:
+        return value
+    if isinstance(value, dict):
+        cleaned = {clean_text(k): clean_value(v, _depth + 1) for k, v in value.items()}
+        same = all(a is b for a, b in zip(cleaned.values(), value.values(), strict=True))
+        return value if same and all(k in value for k in cleaned) else cleaned
+    if isinstance(value, list):
+        items = [clean_value(item, _depth + 1) for item in value]
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    return value
+
+
+_MAX_CLEAN_DEPTH = 400
+"""Nesting `clean_value` walks into (deeper input has been refused by its reader)."""

@@ -1,4 +1,4 @@
-"""JSON type aliases, and strict reading of JSON input.
+r"""JSON type aliases, and strict reading of JSON input.
 
 Python's `json` accepts `NaN` and `Infinity`, reads `1e999` as infinity, keeps the last
 of two equal keys, and raises a bare `ValueError` on an integer of more digits than
@@ -8,7 +8,7 @@ with the JSON path and the line of the value at fault. The positions come from a
 pure-Python scan that only runs when the fast parse flagged something (or to locate a
 suite problem: `value_lines`).
 
-JSON can also write half of a UTF-16 surrogate pair (`"\\ud83d"`: half an emoji), which
+JSON can also write half of a UTF-16 surrogate pair (`"\ud83d"`: half an emoji), which
 Python reads as a lone surrogate: a `str` that cannot be encoded as UTF-8, so every
 writer, hash, database and RE2 pattern that meets it raises. `clean_text` and
 `clean_value` replace each lone surrogate by U+FFFD (the replacement character, shown as

@@ -11,10 +11,17 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias
 
-from toolgrade._json import JsonObject, JsonValue
-from toolgrade.match._align import align
-from toolgrade.match._coerce import child_schema
-from toolgrade.match._matchers import Matcher, compiled, find_matcher, parse_matcher
+from toolgrade._json import JsonObject, JsonValue, clean_text
+from toolgrade.match._matchers import (
+    MAX_MATCHER_DEPTH,
+    TOO_DEEP,
+    Matcher,
+    MatcherError,
+    compiled,
+    find_matcher,
+    parse_matcher,
+)
+from toolgrade.match._unordered import unordered_problem
 
 if TYPE_CHECKING:
     from toolgrade.match._values import MismatchReason, _Walker
@@ -42,8 +49,14 @@ class MatchContext:
     """The argument's name."""
 
 
-def accepts_absent(matcher: Matcher) -> bool:
-    """Whether a matcher is met by an argument that is not there at all."""
+def accepts_absent(matcher: Matcher, _depth: int = 0) -> bool:
+    """Whether a matcher is met by an argument that is not there at all.
+
+    Raises:
+        MatcherError: matchers nested deeper than `MAX_MATCHER_DEPTH`.
+    """
+    if _depth >= MAX_MATCHER_DEPTH:
+        raise MatcherError([TOO_DEEP])
     spec = find_matcher(matcher.name)
     if spec is None:
         return False
@@ -53,11 +66,11 @@ def accepts_absent(matcher: Matcher) -> bool:
         # The reverse of the operand's verdict on a missing argument: `{"$not": "w"}`
         # accepts leaving it out, `{"$not": {"$absent": true}}` demands it.
         inner = parse_matcher(matcher.operand) if isinstance(matcher.operand, dict) else None
-        return inner is None or not accepts_absent(inner)
+        return inner is None or not accepts_absent(inner, _depth + 1)
     if spec.nested == "alternatives" and isinstance(matcher.operand, list):
         for alternative in matcher.operand:
             inner = parse_matcher(alternative) if isinstance(alternative, dict) else None
-            if inner is not None and accepts_absent(inner):
+            if inner is not None and accepts_absent(inner, _depth + 1):
                 return True
     return False
 
@@ -91,7 +104,13 @@ def evaluate(
     schema: JsonObject | None,
     name: str | None,
 ) -> None:
-    """Check a present actual value against a matcher, recording any difference."""
+    """Check a present actual value against a matcher, recording any difference.
+
+    Raises:
+        MatcherError: the matcher is nested deeper than `MAX_MATCHER_DEPTH` in others.
+    """
+    if walker.depth >= MAX_MATCHER_DEPTH:
+        raise MatcherError([f"{path}: {TOO_DEEP}"])
     spec = find_matcher(matcher.name)
     if spec is None:  # pragma: no cover - parse_matcher refuses an unknown matcher
         return
@@ -144,7 +163,9 @@ def eval_unordered(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Pr
     op = matcher.operand
     if not isinstance(op, list):
         return None
-    return _unordered(ctx.walker, op, actual, path=ctx.path, schema=ctx.schema, name=ctx.name)
+    return unordered_problem(
+        ctx.walker, op, actual, path=ctx.path, schema=ctx.schema, name=ctx.name
+    )
 
 
 def eval_type(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Problem | None:
@@ -178,33 +199,6 @@ def _any_of(
     return ("value", f"matches none of the {len(alternatives)} alternatives")
 
 
-def _unordered(
-    walker: _Walker,
-    items: list[JsonValue],
-    actual: JsonValue,
-    *,
-    path: str,
-    schema: JsonObject | None,
-    name: str | None,
-) -> _Problem | None:
-    if not isinstance(actual, list):
-        return ("type", "expected an array")
-    if len(items) != len(actual):
-        return ("value", f"{len(actual)} items instead of {len(items)}")
-    credit = [
-        [
-            0.0
-            if walker.trial(e, a, f"{path}[{j}]", schema=child_schema(schema, j), name=name)
-            else 1.0
-            for j, a in enumerate(actual)
-        ]
-        for e in items
-    ]
-    if len(align(credit)) == len(items):
-        return None
-    return ("value", "no ordering of the items matches")
-
-
 def _approx(matcher: Matcher, actual: JsonValue) -> _Problem | None:
     if isinstance(actual, bool) or not isinstance(actual, int | float):
         return ("type", "expected a number")
@@ -229,7 +223,7 @@ def _text(
     op = str(matcher.operand)
     text = walker.text(actual, schema, name) if walker.options.semantic else actual
     if matcher.name == "$regex":
-        ok = compiled(op).fullmatch(text) is not None
+        ok = compiled(op).fullmatch(clean_text(text)) is not None  # RE2 reads UTF-8
         return None if ok else ("value", f"does not match /{op}/")
     if matcher.name == "$contains":
         ok = op.casefold() in text.casefold()

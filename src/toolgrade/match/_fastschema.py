@@ -4,9 +4,12 @@ Nearly every call a model makes satisfies its tool's schema. jsonschema-rs answe
 "valid or not" many times faster than jsonschema builds its evaluation tree, so a valid
 call skips the detailed pass; an invalid one still goes through jsonschema, whose errors
 carry the paths that `Mismatch`es are built from. A property test holds the two
-together. Suite loading uses the same validators (jsonschema alone spends about half a
-millisecond per case of a suite: 10,000 cases would take seconds). Without jsonschema-rs
-(a platform without its wheel) everything still works, only slower.
+together. Patterns run on the `regex` crate (`RegexOptions`: no backtracking), never on
+fancy-regex, jsonschema-rs's default, which backtracks; a pattern that needs backtracking
+makes jsonschema-rs refuse the schema, and `_schema` refuses it too. Suite loading uses
+the same validators (jsonschema alone spends about half a millisecond per case of a
+suite: 10,000 cases would take seconds). Without jsonschema-rs (a platform without its
+wheel) everything still works, only slower.
 """
 
 from __future__ import annotations
@@ -32,8 +35,8 @@ class QuickValidator(Protocol):
 def quick_validator(schema: JsonObject) -> QuickValidator | None:
     """A jsonschema-rs validator for a schema jsonschema accepted, or None.
 
-    Formats are not asserted (jsonschema asserts none without a format checker), and
-    references are never fetched over the network.
+    Formats are not asserted (jsonschema asserts none without a format checker),
+    references are never fetched over the network, and patterns run in linear time.
 
     Returns:
         The validator, or None (jsonschema-rs missing, or it refuses the schema): the
@@ -45,7 +48,10 @@ def quick_validator(schema: JsonObject) -> QuickValidator | None:
         return None
     try:
         validator: QuickValidator = jsonschema_rs.validator_for(
-            schema, validate_formats=False, offline=True
+            schema,
+            validate_formats=False,
+            offline=True,
+            pattern_options=jsonschema_rs.RegexOptions(),
         )
     except Exception as exc:  # any refusal just means "no quick answer"
         logger.debug("no quick validator for a schema: %s", exc)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
 
-from toolgrade._json import JsonValue
+from toolgrade._json import JsonValue, clean_text
 from toolgrade._registry import Registry
 from toolgrade.errors import ConfigError
 
@@ -36,11 +36,14 @@ __all__ = [
     "JSON_TYPES",
     "MATCHERS",
     "MATCHER_NAMES",
+    "MAX_MATCHER_DEPTH",
+    "MAX_NESTING",
     "Matcher",
     "MatcherError",
     "MatcherName",
     "MatcherSpec",
     "RegexPattern",
+    "TOO_DEEP",
     "compiled",
     "find_matcher",
     "is_matcher",
@@ -76,6 +79,12 @@ _NEVER = "(?!)"
 _RE2_NEVER = r"[^\x00-\x{10FFFF}]"
 """What `(?!)` is compiled as by RE2: a character class no character is in."""
 _RE2_HINT = "; $regex uses RE2 syntax: no lookaround, no backreferences"
+
+MAX_MATCHER_DEPTH = 32
+"""The most matchers nested one in another (`$not` in `$any_of` in `$unordered`...)."""
+MAX_NESTING = 100
+"""The deepest expected value (objects, arrays, operands), as deep as answers are read."""
+TOO_DEEP = f"matchers nested deeper than {MAX_MATCHER_DEPTH} levels"
 
 FALLBACK_MAX_PATTERN = 1_000
 """Without RE2 (Python's `re`): the longest pattern accepted, in characters."""
@@ -216,7 +225,9 @@ def matcher_problems(value: object, path: str = "$") -> list[str]:
     """List every malformed matcher inside an expected value.
 
     Walks the value (objects, arrays and the operands of `$any_of`, `$unordered` and `$not`)
-    and reports each problem as `"path: problem"`.
+    and reports each problem as `"path: problem"`. Matchers nested more than
+    `MAX_MATCHER_DEPTH` deep, and values nested more than `MAX_NESTING` deep, are problems
+    (the walk stops there).
 
     Args:
         value: an expected value (an argument value, or a whole arguments object).
@@ -230,22 +241,34 @@ def matcher_problems(value: object, path: str = "$") -> list[str]:
         '$.arguments.q: $regex: invalid pattern'
         >>> matcher_problems({"n": {"$approx": 1, "tol": 0.1}})
         []
+        >>> deep = "x"
+        >>> for _ in range(40):
+        ...     deep = {"$not": deep}
+        >>> [p.split(": ", 1)[1] for p in matcher_problems(deep)]
+        ['matchers nested deeper than 32 levels']
     """
     out: list[str] = []
     _walk(value, path, out, in_array=False)
     return out
 
 
-def _walk(value: object, path: str, out: list[str], *, in_array: bool) -> None:
+def _walk(
+    value: object, path: str, out: list[str], *, in_array: bool, depth: int = 0, matchers: int = 0
+) -> None:
+    if depth > MAX_NESTING:
+        out.append(f"{path}: nested deeper than {MAX_NESTING} levels")
+        return
     if isinstance(value, Mapping):
         if is_matcher(value):
-            _check_matcher(value, path, out, in_array=in_array)
+            _check_matcher(value, path, out, in_array=in_array, depth=depth, matchers=matchers)
         else:
             for key, item in value.items():
-                _walk(item, f"{path}.{key}", out, in_array=False)
+                _walk(
+                    item, f"{path}.{key}", out, in_array=False, depth=depth + 1, matchers=matchers
+                )
     elif isinstance(value, list | tuple):
         for k, item in enumerate(value):
-            _walk(item, f"{path}[{k}]", out, in_array=True)
+            _walk(item, f"{path}[{k}]", out, in_array=True, depth=depth + 1, matchers=matchers)
 
 
 def _check_matcher(
@@ -255,7 +278,12 @@ def _check_matcher(
     *,
     in_array: bool,
     recurse: bool = True,
+    depth: int = 0,
+    matchers: int = 0,
 ) -> None:
+    if matchers >= MAX_MATCHER_DEPTH:
+        out.append(f"{path}: {TOO_DEEP}")
+        return
     names = [k for k in value if isinstance(k, str) and k.startswith("$")]
     if len(names) > 1:
         out.append(f"{path}: one matcher per object, found {', '.join(map(str, names))}")
@@ -276,14 +304,14 @@ def _check_matcher(
         out.append(f"{path}: {name}: only an object member can be absent, not an array item")
     if not recurse:
         return
-    operand = value[name]
+    operand, depth, matchers = value[name], depth + 1, matchers + 1  # levels, matchers around
     if spec.nested == "negated":
-        _walk(operand, f"{path}.{name}", out, in_array=in_array)
+        _walk(operand, f"{path}.{name}", out, in_array=in_array, depth=depth, matchers=matchers)
     elif spec.nested is not None and isinstance(operand, list):
         # An alternative stands where the matcher stands; an unordered item is an item.
-        inside_array = in_array if spec.nested == "alternatives" else True
+        inside = in_array if spec.nested == "alternatives" else True
         for k, item in enumerate(operand):
-            _walk(item, f"{path}.{name}[{k}]", out, in_array=inside_array)
+            _walk(item, f"{path}.{name}[{k}]", out, in_array=inside, depth=depth, matchers=matchers)
 
 
 def _is_number(value: object) -> bool:
@@ -324,17 +352,23 @@ def compiled(pattern: str) -> RegexPattern:
         >>> compiled("(a+)+b").fullmatch("a" * 10_000) is None
         True
     """
+    pattern = clean_text(pattern)  # RE2 reads UTF-8: a lone surrogate becomes U+FFFD
     module = _re2_module()
     if module is None:  # pragma: no cover - exercised by monkeypatching `re2` away
         return _fallback(pattern)
     try:
         return module.compile(_RE2_NEVER if pattern == _NEVER else pattern, _re2_options())  # type: ignore[no-any-return]
     except module.error as exc:
-        raw = exc.args[0] if exc.args else exc
-        message = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
-        what, _, where = message.partition(": ")  # RE2 says `missing ): (`
-        hint = _RE2_HINT if "perl operator" in what or "escape sequence" in what else ""
-        raise ValueError(f"{what} at '{where}'{hint}" if where else what + hint) from None
+        raise ValueError(_re2_error(exc, _RE2_HINT)) from None
+
+
+def _re2_error(exc: Exception, hint: str) -> str:
+    """RE2's complaint in one line (`missing ) at '('`), with `hint` for what RE2 lacks."""
+    raw = exc.args[0] if exc.args else exc
+    message = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+    what, _, where = message.partition(": ")  # RE2 says `missing ): (`
+    hint = hint if "perl operator" in what or "escape sequence" in what else ""
+    return f"{what} at '{where}'{hint}" if where else what + hint
 
 
 def _re2_module() -> Any:

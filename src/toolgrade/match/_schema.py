@@ -3,26 +3,27 @@
 A violation makes the call incorrect even when every expected argument matched: the
 tool would have rejected the call. Violations become `Mismatch`es: a missing required
 property is `missing`, a property that `additionalProperties: false` forbids is
-`unexpected`, anything else is `schema`.
+`unexpected`, anything else is `schema`. The schema's patterns run on RE2 in both
+validators (`_schema_keywords`, `_fastschema`): a schema with a pattern RE2 cannot run
+is refused (`SuiteError`), never matched by a backtracking engine.
 """
 
 from __future__ import annotations
 
 import copy
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError, ValidationError
 from jsonschema.protocols import Validator
-from jsonschema.validators import validator_for
 
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade._memo import IdentityMemo
 from toolgrade._vocab import REQUIRED_BY_SCHEMA, Mismatch
 from toolgrade.errors import SuiteError
+from toolgrade.match._ecma import schema_search
 from toolgrade.match._fastschema import QuickValidator, quick_validator, quickly_valid
+from toolgrade.match._schema_keywords import bounded_validator_class, check_tool_schema
 
 __all__ = ["json_path", "merge_mismatches", "schema_mismatches"]
 
@@ -39,11 +40,12 @@ class _Compiled:
 
 
 def _compile(schema: JsonObject) -> _Compiled:
-    cls = validator_for(schema, default=Draft202012Validator)
     try:
-        cls.check_schema(schema)
+        check_tool_schema(schema)
     except SchemaError as exc:
-        raise SuiteError(f"invalid tool parameters schema: {exc.message}") from None
+        where = f" at {exc.json_path}" if exc.json_path != "$" else ""
+        raise SuiteError(f"invalid tool parameters schema{where}: {exc.message}") from None
+    cls = bounded_validator_class(schema)
     return _Compiled(copy.deepcopy(schema), cls(schema), quick_validator(schema))
 
 
@@ -77,7 +79,8 @@ def schema_mismatches(arguments: JsonObject, schema: JsonObject | None) -> list[
         One `Mismatch` per violation (at most one per path and reason).
 
     Raises:
-        SuiteError: the schema itself is not a valid JSON Schema.
+        SuiteError: the schema itself is not a valid JSON Schema, or holds a pattern RE2
+            cannot run (lookaround, a backreference); the message says where.
 
     Examples:
         >>> s = {"type": "object", "properties": {"n": {"type": "integer"}},
@@ -138,9 +141,11 @@ def _undeclared(instance: dict[str, object], schema: JsonObject) -> list[str]:
     props = schema.get("properties")
     declared = set(props) if isinstance(props, dict) else set()
     patterns = schema.get("patternProperties")
-    regexes = [re.compile(p) for p in patterns] if isinstance(patterns, dict) else []
+    regexes = [str(p) for p in patterns] if isinstance(patterns, dict) else []
     return [
-        key for key in instance if key not in declared and not any(r.search(key) for r in regexes)
+        key
+        for key in instance
+        if key not in declared and not any(schema_search(p, key) for p in regexes)
     ]
 
 

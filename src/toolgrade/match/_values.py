@@ -168,12 +168,19 @@ def compare_values(
 
 
 class _Walker:
-    """One comparison: the options, and the differences found so far."""
+    """One comparison: the options, and the differences found so far.
 
-    __slots__ = ("options", "out")
+    `depth` counts the matchers this comparison is inside (a matcher's operand is
+    compared by a `trial` one level deeper): `evaluate` refuses a matcher deeper than
+    `MAX_MATCHER_DEPTH` (`MatcherError`; suites are checked when loaded), so that no
+    nesting reaches Python's recursion limit.
+    """
 
-    def __init__(self, options: MatchOptions) -> None:
+    __slots__ = ("depth", "options", "out")
+
+    def __init__(self, options: MatchOptions, depth: int = 0) -> None:
         self.options = options
+        self.depth = depth
         self.out: list[Mismatch] = []
 
     def trial(
@@ -185,14 +192,14 @@ class _Walker:
         schema: JsonObject | None,
         name: str | None,
     ) -> list[Mismatch]:
-        """Compare without recording: the differences a sub-comparison would report."""
-        sub = _Walker(self.options)
+        """Compare a matcher's operand without recording: the differences it would report."""
+        sub = _Walker(self.options, self.depth + 1)
         sub.value(expected, actual, path, schema=schema, name=name)
         return sub.out
 
     def literal(self) -> _Walker:
         """A comparison with the same options that reads `$`-objects literally."""
-        return _Walker(replace(self.options, matchers=False))
+        return _Walker(replace(self.options, matchers=False), self.depth)
 
     def add(
         self,
@@ -298,7 +305,9 @@ class _Walker:
                 return True
         # The tool fills in its documented default, so leaving it out means the same.
         if self.options.semantic and schema and "default" in schema:
-            return not self.trial(expected, schema["default"], path, schema=schema, name=name)
+            sub = _Walker(self.options, self.depth)
+            sub.value(expected, schema["default"], path, schema=schema, name=name)
+            return not sub.out
         return False
 
 

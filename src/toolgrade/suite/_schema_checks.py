@@ -9,14 +9,13 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 
-from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError, ValidationError
 from jsonschema.protocols import Validator
-from jsonschema.validators import validator_for
 
 from toolgrade._json import JsonValue
 from toolgrade.match import is_matcher
 from toolgrade.match._fastschema import QuickValidator, quick_validator
+from toolgrade.match._schema_keywords import bounded_validator_class, check_tool_schema
 
 __all__ = [
     "argument_path",
@@ -38,7 +37,7 @@ def schema_error(parameters_json: str) -> tuple[str, str] | None:
     """
     schema = json.loads(parameters_json)
     try:
-        validator_for(schema, default=Draft202012Validator).check_schema(schema)
+        check_tool_schema(schema)
     except SchemaError as exc:
         return exc.json_path[1:], exc.message
     return None
@@ -50,7 +49,7 @@ def arguments_validator(parameters_json: str) -> Validator | None:
     if schema_error(parameters_json) is not None:
         return None  # reported once with the tool
     schema = json.loads(parameters_json)
-    return validator_for(schema, default=Draft202012Validator)(schema)
+    return bounded_validator_class(schema)(schema)
 
 
 @lru_cache(maxsize=256)

@@ -38,6 +38,7 @@ __all__ = [
     "clean_text",
     "clean_value",
     "has_surrogate",
+    "holds_surrogate",
     "loads_checked",
     "value_lines",
 ]
@@ -285,28 +286,73 @@ def clean_text(text: str) -> str:
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
-def clean_value(value: JsonValue, _depth: int = 0) -> JsonValue:
+def clean_value(value: JsonValue) -> JsonValue:
     r"""A JSON value with every string (keys included) passed through `clean_text`.
 
-    The value itself is returned when it holds no surrogate, so the usual case copies
-    nothing. Containers nested deeper than Python's recursion allows are returned as
-    they are (a bounded reader has refused them before they get here).
+    The value itself is returned when it holds no surrogate (one quick walk, nothing
+    copied), so the usual case costs little. Two keys that become equal once cleaned
+    keep the later value. Containers nested deeper than `_MAX_CLEAN_DEPTH` are returned
+    as they are (a bounded reader has refused them before they get here).
 
     Examples:
         >>> clean_value({"path": ["a\udc00", 1]})
         {'path': ['a\ufffd', 1]}
+        >>> value = {"path": ["plain", 1]}
+        >>> clean_value(value) is value
+        True
     """
     if isinstance(value, str):
         return clean_text(value)
-    if _depth > _MAX_CLEAN_DEPTH:
+    if not isinstance(value, dict | list) or not holds_surrogate(value):
+        return value
+    return _cleaned(value, 0)
+
+
+def holds_surrogate(value: JsonValue, depth: int = 0) -> bool:
+    r"""Whether a string of a JSON value (keys included) holds a surrogate.
+
+    Written for speed: ASCII strings are answered at once, and nothing is copied.
+    Containers nested deeper than `_MAX_CLEAN_DEPTH` are not looked into.
+
+    Examples:
+        >>> holds_surrogate({"a": [1, "x\udc00"]}), holds_surrogate({"a": "é"})
+        (True, False)
+    """
+    if depth > _MAX_CLEAN_DEPTH:
+        return False
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(key, str) and not key.isascii() and has_surrogate(key):
+                return True
+            if isinstance(item, str):
+                if not item.isascii() and has_surrogate(item):
+                    return True
+            elif isinstance(item, dict | list) and holds_surrogate(item, depth + 1):
+                return True
+        return False
+    if isinstance(value, list):
+        for item in value:
+            if isinstance(item, str):
+                if not item.isascii() and has_surrogate(item):
+                    return True
+            elif isinstance(item, dict | list) and holds_surrogate(item, depth + 1):
+                return True
+        return False
+    return isinstance(value, str) and has_surrogate(value)
+
+
+def _cleaned(value: JsonValue, depth: int) -> JsonValue:
+    if isinstance(value, str):
+        return clean_text(value)
+    if depth > _MAX_CLEAN_DEPTH:
         return value
     if isinstance(value, dict):
-        cleaned = {clean_text(k): clean_value(v, _depth + 1) for k, v in value.items()}
-        same = all(a is b for a, b in zip(cleaned.values(), value.values(), strict=True))
-        return value if same and all(k in value for k in cleaned) else cleaned
+        return {
+            clean_text(k) if isinstance(k, str) else k: _cleaned(v, depth + 1)
+            for k, v in value.items()
+        }
     if isinstance(value, list):
-        items = [clean_value(item, _depth + 1) for item in value]
-        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+        return [_cleaned(item, depth + 1) for item in value]
     return value
 
 

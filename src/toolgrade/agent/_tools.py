@@ -11,7 +11,7 @@ import copy
 from collections.abc import Callable, Mapping
 from typing import Any, Literal, get_args
 
-from toolgrade._json import JsonObject
+from toolgrade._json import JsonObject, clean_value
 from toolgrade._vocab import Rubric
 from toolgrade.errors import InputError
 
@@ -151,7 +151,8 @@ def call_tool(name: str, arguments: Mapping[str, Any]) -> JsonObject:
         arguments: the tool's arguments, as described by `tool_definitions()`.
 
     Returns:
-        The JSON result.
+        The JSON result. A lone UTF-16 surrogate in the arguments (half an emoji, which
+        no UTF-8 reply can carry) is read as U+FFFD.
 
     Raises:
         InputError: unknown tool or invalid arguments.
@@ -161,6 +162,8 @@ def call_tool(name: str, arguments: Mapping[str, Any]) -> JsonObject:
     if runner is None:
         raise InputError(f"unknown tool {name!r} (known: {', '.join(_RUNNERS)})")
     definition = next(d for d in _DEFINITIONS if d["name"] == name)
+    cleaned = clean_value(dict(arguments))
+    arguments = cleaned if isinstance(cleaned, dict) else arguments
     _validate(arguments, definition["parameters"], name)
     return runner(arguments)
 

@@ -21,7 +21,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from toolgrade._json import JsonObject, JsonValue
+from toolgrade._json import JsonObject, JsonValue, clean_text
 from toolgrade._vocab import ToolCall
 from toolgrade.backends._trajectory import is_trajectory
 from toolgrade.backends._types import BackendSettings, ChatReply, ChatRequest, ServerInfo
@@ -100,7 +100,9 @@ class PythonBackend:
                 f"{self.model} did not return within {self._settings.timeout:g} s"
             ) from None
         except Exception as exc:  # the agent's own failure is this case's error
-            raise BackendError(f"{self.model} raised {type(exc).__name__}: {exc}") from exc
+            # Its message is the agent's text: half an emoji in it must not reach a file.
+            message = clean_text(f"{self.model} raised {type(exc).__name__}: {exc}")
+            raise BackendError(message) from exc
         return ChatReply(raw=_as_raw(value, self.model))
 
     async def aclose(self) -> None:

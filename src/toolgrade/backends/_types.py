@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
-from toolgrade._json import JsonObject, JsonValue
+from toolgrade._json import JsonObject, JsonValue, clean_text, clean_value, has_surrogate
 from toolgrade.backends._families import DEFAULT_FAMILY, family_names
 from toolgrade.backends._trajectory import is_trajectory, trajectory_message
 from toolgrade.errors import ConfigError
@@ -193,6 +193,25 @@ class ChatReply:
     endpoint: str | None = None
     """The server that answered, set by an `EndpointPool` (None with one server)."""
 
+    def __post_init__(self) -> None:
+        """Replace lone UTF-16 surrogates in what the model or server sent by U+FFFD.
+
+        Every backend's reply passes here, so nothing downstream (result files, the
+        history, hashes, RE2) meets text that cannot be encoded; a reply without one is
+        kept as it is (nothing is copied).
+        """
+        put = object.__setattr__  # frozen: only here, while the value is being built
+        raw = clean_value(self.raw)
+        if raw is not self.raw:
+            put(self, "raw", raw)
+        identity = clean_value(self.identity)
+        if identity is not self.identity:
+            put(self, "identity", identity)
+        for name in ("error", "finish_reason"):
+            text = getattr(self, name)
+            if isinstance(text, str) and has_surrogate(text):
+                put(self, name, clean_text(text))
+
 
 @dataclass(frozen=True, slots=True)
 class ServerInfo:
@@ -206,6 +225,16 @@ class ServerInfo:
     """Recorded with the run: server version, model digest, file hash, ..."""
     parallel: int | None = None
     """Requests the server answers at once (its slots), when it says; 1 = one at a time."""
+
+    def __post_init__(self) -> None:
+        """Replace lone UTF-16 surrogates in what the server says by U+FFFD (see `ChatReply`)."""
+        put = object.__setattr__  # frozen: only here, while the value is being built
+        identity = clean_value(self.identity)
+        if identity is not self.identity:
+            put(self, "identity", identity)
+        models = self.models
+        if models is not None and any(isinstance(m, str) and has_surrogate(m) for m in models):
+            put(self, "models", tuple(clean_text(m) if isinstance(m, str) else m for m in models))
 
 
 def extractable(raw: JsonValue) -> str | JsonObject:

@@ -22,7 +22,7 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
-from toolgrade._json import JsonObject, JsonValue
+from toolgrade._json import JsonObject, JsonValue, clean_text, clean_value
 from toolgrade._transcript import Exchange
 from toolgrade._vocab import ToolCall
 from toolgrade.conversation._scripted import shown_name, unknown_tool
@@ -164,7 +164,7 @@ def _exception_text(exc: BaseException) -> str:
         message = str(exc)
     except Exception:  # an exception whose __str__ fails
         message = "<unprintable>"
-    text = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+    text = clean_text(f"{type(exc).__name__}: {message}" if message else type(exc).__name__)
     return text if len(text) <= MAX_ERROR_CHARS else text[: MAX_ERROR_CHARS - 3] + "..."
 
 
@@ -185,7 +185,8 @@ def to_json(value: object, *, limit: int | None = None) -> JsonValue:
 
     Values JSON cannot hold become JSON-able (sets sorted lists, dates ISO text, others
     their `str`); NaN, cycles and excessive nesting make the whole value its text. With
-    `limit`, a value serialized longer than that becomes its cut text with a marker.
+    `limit`, a value serialized longer than that becomes its cut text with a marker. A
+    lone UTF-16 surrogate in a string or key (half an emoji) becomes U+FFFD.
 
     Examples:
         >>> to_json({"tags": {"b", "a"}, "n": (1, 2)})
@@ -198,9 +199,9 @@ def to_json(value: object, *, limit: int | None = None) -> JsonValue:
     except (ValueError, TypeError, RecursionError):
         text = json.dumps(_bounded_text(value, limit or MAX_RESULT_CHARS))
     if limit is not None and len(text) > limit:
-        return f"{text[: limit - 1]}... [truncated: {len(text)} characters in all]"
+        return clean_text(f"{text[: limit - 1]}... [truncated: {len(text)} characters in all]")
     result: JsonValue = json.loads(text)
-    return result
+    return clean_value(result)
 
 
 def _bounded_text(value: object, limit: int) -> str:

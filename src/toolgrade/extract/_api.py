@@ -10,7 +10,12 @@ from typing import TYPE_CHECKING
 
 from toolgrade._json import JsonObject
 from toolgrade.errors import InputError
-from toolgrade.extract._common import MAX_OUTPUT_CHARS, limit_calls, parse_error
+from toolgrade.extract._common import (
+    MAX_OUTPUT_CHARS,
+    clean_extraction,
+    limit_calls,
+    parse_error,
+)
 from toolgrade.extract._reasoning import strip_reasoning
 from toolgrade.extract._registry import (
     find_format,
@@ -211,7 +216,8 @@ def extract_calls(
 
     Returns:
         The calls, the format recognised (`none` when there is no call), and the
-        malformed calls or refused input as errors. Model output never raises.
+        malformed calls or refused input as errors. Model output never raises; a lone
+        UTF-16 surrogate in it (raw or escaped) is read as U+FFFD.
 
     Raises:
         InputError: `format` names no known format.
@@ -223,6 +229,11 @@ def extract_calls(
         >>> extract_calls("The answer is 42.").format
         'none'
     """
+    # Readers decode escapes: a lone surrogate (half an emoji) becomes U+FFFD here, once.
+    return clean_extraction(_extract(output, format, tools))
+
+
+def _extract(output: Output, format: str, tools: Sequence[str | ToolSpec] | None) -> Extraction:
     if format == "auto":
         forced = None
         if isinstance(output, str):

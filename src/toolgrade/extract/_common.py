@@ -7,8 +7,9 @@ import math
 import re
 from collections.abc import Iterable
 
-from toolgrade._json import JsonValue
-from toolgrade.extract._types import Extraction, ExtractionProblem
+from toolgrade._json import JsonValue, clean_text, clean_value, has_surrogate, holds_surrogate
+from toolgrade._vocab import ToolCall
+from toolgrade.extract._types import Extraction, ExtractionProblem, new_call
 
 __all__ = [
     "JSON_DECODER",
@@ -21,6 +22,7 @@ __all__ = [
     "TooDeepError",
     "cap_error",
     "check_bounds",
+    "clean_extraction",
     "decode_at",
     "error_for",
     "limit_calls",
@@ -104,6 +106,8 @@ class TooDeepError(ValueError):
 
 
 _WS = re.compile(r"\s*")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+r"""A JSON escape of a UTF-16 surrogate (`\ud83d`): only then can a decoded value hold one."""
 _TOO_DEEP = f"JSON nested deeper than {MAX_DEPTH} levels"
 
 
@@ -144,10 +148,11 @@ def skip_space(text: str, pos: int) -> int:
 
 
 def decode_at(text: str, pos: int) -> tuple[JsonValue, int]:
-    """Decode one JSON value starting at `pos` (leading whitespace allowed).
+    r"""Decode one JSON value starting at `pos` (leading whitespace allowed).
 
     The one bounded JSON decoder of extraction: the C decoder, then a depth check on
-    the value (deep input makes the decoder raise RecursionError, which is caught).
+    the value (deep input makes the decoder raise RecursionError, which is caught). A
+    lone surrogate written as an escape (`"\ud83d"`) is decoded as U+FFFD.
 
     Returns:
         The value and the index just after it.
@@ -165,6 +170,8 @@ def decode_at(text: str, pos: int) -> tuple[JsonValue, int]:
     except RecursionError:
         raise TooDeepError(_TOO_DEEP) from None
     check_bounds(value)
+    if _SURROGATE_ESCAPE.search(text, pos, end) is not None:
+        value = clean_value(value)
     return value, end
 
 
@@ -210,3 +217,38 @@ def limit_calls(found: Extraction) -> Extraction:
     note = cap_error()
     errors = found.errors if note in found.errors else (*found.errors, note)
     return found.model_copy(update={"calls": found.calls[:MAX_CALLS], "errors": errors})
+
+
+def clean_extraction(found: Extraction) -> Extraction:
+    r"""`found` with every lone UTF-16 surrogate in its calls and messages replaced by U+FFFD.
+
+    Readers decode JSON and Python escapes (`\ud83d`, `\U0000dc00`), and a raw output
+    may hold the code point itself: either gives a `str` that no UTF-8 writer, hash or
+    RE2 pattern accepts. Every extraction passes here once; one without a surrogate is
+    returned as it is (nothing is copied).
+
+    Examples:
+        >>> found = Extraction(calls=(ToolCall(name="f", arguments={"p": "a\ud83d"}),))
+        >>> clean_extraction(found).calls[0].arguments
+        {'p': 'a\ufffd'}
+    """
+    calls, errors = found.calls, found.errors
+    if not calls and not errors:
+        return found
+    for index, call in enumerate(calls):
+        name = call.name
+        if (not name.isascii() and has_surrogate(name)) or holds_surrogate(call.arguments):
+            calls = (*calls[:index], *map(_clean_call, calls[index:]))
+            break
+    if errors and any(has_surrogate(e.message) for e in errors):
+        errors = tuple(e.model_copy(update={"message": clean_text(e.message)}) for e in errors)
+    if calls is found.calls and errors is found.errors:
+        return found
+    return found.model_copy(update={"calls": calls, "errors": errors})
+
+
+def _clean_call(call: ToolCall) -> ToolCall:
+    name, arguments = clean_text(call.name), clean_value(call.arguments)
+    if name is call.name and arguments is call.arguments:
+        return call
+    return new_call({"name": name, "arguments": arguments})

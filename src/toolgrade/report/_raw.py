@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from toolgrade._json import JsonValue
+from toolgrade._json import JsonValue, clean_value
 from toolgrade.report._view import args_text, clip, json_text
 
 __all__ = ["EMPTY_ANSWER", "RawPart", "clip_parts", "group_calls", "raw_parts", "raw_text"]
@@ -215,7 +215,7 @@ def _arguments(arguments: JsonValue) -> JsonValue:
         if not value.strip():
             return {}
         try:
-            value = json.loads(value)
+            value = clean_value(json.loads(value))
         except (ValueError, RecursionError):
             return None
     return value

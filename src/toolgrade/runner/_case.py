@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from toolgrade._json import JsonValue
+from toolgrade._json import JsonValue, clean_text
 from toolgrade._judge import case_result, judge, profile_reads_any_name
 from toolgrade._threads import BoundedPool, default_pool
 from toolgrade._vocab import ToolCall
@@ -73,13 +73,15 @@ async def ask(
     except (TimeoutError, BackendTimeout):
         return _timed_out(retries, timeout)
     except BackendUnreachable as exc:
-        return RequestFailure(Status.ERROR, str(exc), unreachable=True, endpoint=retries.endpoint)
+        return RequestFailure(
+            Status.ERROR, clean_text(str(exc)), unreachable=True, endpoint=retries.endpoint
+        )
     except BackendError as exc:
-        return RequestFailure(Status.ERROR, str(exc), endpoint=retries.endpoint)
+        return RequestFailure(Status.ERROR, clean_text(str(exc)), endpoint=retries.endpoint)
     except Exception as exc:  # a broken backend must not end the run
         logger.exception("backend failed on case %s", request.case_id)
         return RequestFailure(
-            Status.ERROR, f"{type(exc).__name__}: {exc}", endpoint=retries.endpoint
+            Status.ERROR, clean_text(f"{type(exc).__name__}: {exc}"), endpoint=retries.endpoint
         )
     finally:
         retry_log.reset(token)

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from toolgrade._json import JsonValue
+from toolgrade._files import read_bytes
+from toolgrade._json import JsonValue, clean_value
 from toolgrade.errors import BaselineError, StoreError
 from toolgrade.results import CaseResult, RunResult
 from toolgrade.store._db import db_path, load_stored, lookup_run_id, open_db
@@ -15,8 +16,6 @@ from toolgrade.store._folder import load_run_folder
 from toolgrade.store._paths import runs_dir
 
 __all__ = ["export_run", "load_run_file", "resolve_run"]
-
-_MAX_FILE_BYTES = 512 * 1024 * 1024
 
 
 def resolve_run(ref: str, *, db: Path | None = None) -> RunResult:
@@ -49,7 +48,7 @@ def resolve_run(ref: str, *, db: Path | None = None) -> RunResult:
         return _from_folder(ref)
     database = db if db is not None else db_path()
     if database.exists():
-        with open_db(database) as conn:
+        with open_db(database, readonly=True) as conn:
             run_id = lookup_run_id(conn, ref)
             if run_id is not None:
                 return load_stored(conn, run_id)
@@ -71,12 +70,9 @@ def load_run_file(path: Path) -> RunResult:
     Raises:
         BaselineError: unreadable, not JSON, or neither shape.
     """
+    raw = read_bytes(path, error=BaselineError)
     try:
-        if path.stat().st_size > _MAX_FILE_BYTES:
-            raise BaselineError("file too large to be a run export", path=str(path))
-        data: JsonValue = json.loads(path.read_text(encoding="utf-8-sig"))
-    except OSError as exc:
-        raise BaselineError(f"cannot read: {exc.strerror or exc}", path=str(path)) from None
+        data: JsonValue = clean_value(json.loads(raw.decode("utf-8-sig")))
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
         raise BaselineError(f"not a JSON run export: {exc}", path=str(path)) from None
     try:

@@ -14,7 +14,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from toolgrade._files import parse_json_issues, read_text
-from toolgrade._json import JsonObject, JsonValue
+from toolgrade._json import JsonObject, JsonValue, clean_value
 from toolgrade.errors import SuiteError
 from toolgrade.suite._builtin import builtin_suite_names, builtin_suite_text
 from toolgrade.suite._checks import Problem, SourceFile, semantic_problems
@@ -102,7 +102,10 @@ def _parse(text: str, name: str) -> SourceFile:
             Problem(name, i.path, i.message, _case_id(data, i.path)).render(i.line) for i in issues
         )
         raise SuiteError(_count(problems), path=name, problems=problems)
-    return SourceFile(name, data, text)
+    # Half of a surrogate pair (`"\\ud83d"`, or the code point itself) cannot be written,
+    # hashed or matched: it is read as U+FFFD, like a model's output.
+    cleaned = clean_value(data)
+    return SourceFile(name, cleaned if isinstance(cleaned, dict) else data, text)
 
 
 def _count(problems: Sequence[object]) -> str:

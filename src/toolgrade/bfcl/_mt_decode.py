@@ -28,6 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from toolgrade._json import JsonValue
+from toolgrade.extract._pysource import quiet_source
 
 __all__ = ["DecodeError", "bfcl_step", "decode_step", "literal_arithmetic"]
 
@@ -117,7 +118,7 @@ def _decode_prompting(step: Any) -> list[str]:
         text = "[" + text
     if not text.endswith("]"):
         text = text + "]"
-    parsed = ast.parse(text.strip().strip("'"), mode="eval")
+    parsed: Any = ast.parse(quiet_source(text.strip().strip("'")), mode="eval")  # as BFCL: any node
     decoded: list[dict[str, Any]] = []
     if isinstance(parsed.body, ast.Call):
         decoded.append(_resolve_call(parsed.body))

@@ -34,6 +34,7 @@ from toolgrade.bfcl._mt_apis import (
     is_long_context,
 )
 from toolgrade.errors import InputError
+from toolgrade.extract._pysource import quiet_source
 from toolgrade.suite import Conversation, PythonEnvironment, ReferenceTurn, Suite, ToolSpec, Turn
 
 __all__ = [
@@ -157,7 +158,7 @@ def bind_ground_truth(text: str) -> ToolCall:
         ToolCall(name='sort', arguments={'file_name': 'report.pdf'})
     """
     try:
-        node = ast.parse(text.strip(), mode="eval").body
+        node = ast.parse(quiet_source(text.strip()), mode="eval").body
     except SyntaxError:
         raise InputError(f"ground truth {text!r} is not a call") from None
     if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):

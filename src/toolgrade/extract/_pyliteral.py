@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade.extract._brackets import bracket_depth, matching_bracket
 from toolgrade.extract._common import MAX_DEPTH, MAX_INT_DIGITS
+from toolgrade.extract._pysource import quiet_source
+from toolgrade.extract._pysource import segments as _segments
 
 __all__ = [
     "MAX_ELEMENTS",
@@ -114,7 +116,9 @@ def parse_python_literal(text: str) -> JsonValue:
     if _too_many_elements(text):
         raise NotLiteral(f"more than {MAX_ELEMENTS} syntax elements")
     try:
-        tree = ast.parse(text.strip(), mode="eval")
+        # Rewritten so that the parser never warns: the value is the same under any
+        # warnings filter (see `quiet_source`).
+        tree = ast.parse(quiet_source(text.strip()), mode="eval")
     except SyntaxError as exc:
         raise NotLiteral(_syntax_problem(exc, "not Python literal syntax")) from None
     except (ValueError, RecursionError, MemoryError):
@@ -151,7 +155,7 @@ def read_call_block(text: str) -> CallBlock:
     if _too_many_elements(text):
         block.syntax_error = f"more than {MAX_ELEMENTS} syntax elements"
         return block
-    tree = _parse_module(text.strip())
+    tree = _parse_module(quiet_source(text.strip()))
     if isinstance(tree, str):
         block.syntax_error = tree
         return block
@@ -211,7 +215,6 @@ def _escape_raw_newlines(text: str) -> str:
 
 
 _TRIPLE_QUOTES = ("'" * 3, '"' * 3)
-_QUOTE = re.compile("['\"]")
 
 
 def _too_many_elements(text: str) -> bool:
@@ -227,39 +230,6 @@ def _too_many_elements(text: str) -> bool:
     segments = _segments(text, limit=MAX_ELEMENTS)
     code = sum(c.count(ch) for c, _ in segments for ch in _STRUCTURAL)
     return code + len(segments) > MAX_ELEMENTS
-
-
-def _segments(text: str, *, limit: int | None = None) -> list[tuple[str, str]]:
-    """Split text into (code, quoted string) pairs; the last string may be empty.
-
-    With `limit`, stop after that many strings (the rest is returned as one code part).
-    """
-    pairs: list[tuple[str, str]] = []
-    code_start = 0
-    while (match := _QUOTE.search(text, code_start)) is not None:
-        if limit is not None and len(pairs) > limit:
-            break
-        start = match.start()
-        quote = (
-            text[start : start + 3] if text[start : start + 3] in _TRIPLE_QUOTES else text[start]
-        )
-        end = _string_end(text, start + len(quote), quote)
-        pairs.append((text[code_start:start], text[start:end]))
-        code_start = end
-    pairs.append((text[code_start:], ""))
-    return pairs
-
-
-def _string_end(text: str, pos: int, quote: str) -> int:
-    """Index just past the closing quote of a string whose body starts at `pos`."""
-    while (end := text.find(quote, pos)) != -1:
-        backslashes = 0
-        while end - backslashes > pos and text[end - backslashes - 1] == "\\":
-            backslashes += 1
-        if backslashes % 2 == 0:
-            return end + len(quote)
-        pos = end + 1
-    return len(text)
 
 
 _KEYWORD_ARG = re.compile(r"([(,]\s*)([A-Za-z_]\w*)(\s*=(?!=))")

@@ -7,6 +7,11 @@ only `kill -9` stopped such a run, and nothing was written. Here each call runs 
 worker thread while the loop waits on a future, so the loop stays free: the case's
 timeout fires, Ctrl-C and SIGTERM are handled, the other cases go on.
 
+A call's time runs from when a worker starts it, not from when it was handed in: a call
+that waits for a worker (all of them busy with other cases' work) is never charged for
+that wait, and a call handed in beside an idle worker that is about to take another one
+gets a worker of its own.
+
 When a call overruns (or its caller is cancelled, e.g. by a stop), the thread running it
 is abandoned and a replacement is started. The abandoned thread is also stopped:
 `PyThreadState_SetAsyncExc` raises `Runaway` in it at its next Python bytecode, so it
@@ -60,14 +65,22 @@ class Runaway(BaseException):
 class _Job(Generic[T]):
     """One call: its state, the thread running it, and how to hand back the outcome."""
 
-    __slots__ = ("done", "error", "fn", "lock", "state", "thread", "value")
+    __slots__ = ("began", "done", "error", "fn", "lock", "started", "state", "thread", "value")
 
-    def __init__(self, fn: Callable[[], T], done: Callable[[_Job[T]], None]) -> None:
+    def __init__(
+        self,
+        fn: Callable[[], T],
+        done: Callable[[_Job[T]], None],
+        started: Callable[[_Job[T]], None],
+    ) -> None:
         self.fn = fn
         self.done = done
+        self.started = started
         self.lock = threading.Lock()
         self.state = _QUEUED
         self.thread = 0
+        self.began = 0.0
+        """`time.monotonic()` when a worker started the call (0: not yet)."""
         self.value: T | None = None
         self.error: BaseException | None = None
 
@@ -97,11 +110,12 @@ class BoundedPool:
         self._lock = threading.Lock()
         self._live = 0
         self._idle = 0
+        self._pending = 0
         self.abandoned = 0
         """Calls given up on so far (for tests and diagnostics)."""
 
     async def call(self, fn: Callable[[], T], *, timeout: float) -> T:
-        """Run `fn()` in a worker thread; wait at most `timeout` seconds.
+        """Run `fn()` in a worker thread; allow it `timeout` seconds once a worker starts it.
 
         Raises:
             TimeoutError: `fn` overran; its thread is being stopped.
@@ -109,16 +123,22 @@ class BoundedPool:
             Exception: whatever `fn` raised.
         """
         loop = asyncio.get_running_loop()
+        started: asyncio.Future[None] = loop.create_future()
         future: asyncio.Future[None] = loop.create_future()
 
-        def done(job: _Job[T]) -> None:
-            # A closed loop (RuntimeError) means nobody waits any more.
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(_wake, future)
+        def wake(which: asyncio.Future[None]) -> Callable[[_Job[T]], None]:
+            def wake_it(job: _Job[T]) -> None:
+                # A closed loop (RuntimeError) means nobody waits any more.
+                with contextlib.suppress(RuntimeError):
+                    loop.call_soon_threadsafe(_wake, which)
 
-        job = self._submit(fn, done)
+            return wake_it
+
+        job = self._submit(fn, wake(future), wake(started))
         try:
-            async with asyncio.timeout(timeout):
+            await started  # waiting for a worker costs the call nothing
+            left = timeout - (time.monotonic() - job.began)
+            async with asyncio.timeout(max(0.0, left)):
                 await future
         except TimeoutError:
             if self._abandon(job):
@@ -143,11 +163,14 @@ class BoundedPool:
             Exception: whatever `fn` raised.
         """
         finished = threading.Event()
-        job = self._submit(fn, lambda _: finished.set())
-        deadline = time.monotonic() + timeout
+        job = self._submit(fn, lambda _: finished.set(), _ignore)
         try:
-            while not finished.wait(min(_SLICE, max(0.0, deadline - time.monotonic()))):
-                if time.monotonic() >= deadline and self._abandon(job):
+            while True:
+                began = job.began  # 0 while the call waits for a worker: no clock yet
+                left = timeout - (time.monotonic() - began) if began else _SLICE
+                if finished.wait(min(_SLICE, max(0.0, left))):
+                    break
+                if began and time.monotonic() >= began + timeout and self._abandon(job):
                     raise TimeoutError
         except TimeoutError:
             raise
@@ -158,16 +181,32 @@ class BoundedPool:
             raise job.error
         return job.value  # type: ignore[return-value]
 
-    def _submit(self, fn: Callable[[], T], done: Callable[[_Job[T]], None]) -> _Job[T]:
-        job = _Job(fn, done)
+    def _submit(
+        self,
+        fn: Callable[[], T],
+        done: Callable[[_Job[T]], None],
+        started: Callable[[_Job[T]], None],
+    ) -> _Job[T]:
+        job = _Job(fn, done, started)
         with self._lock:
-            start = self._idle == 0 and self._live < self._max
-            if start:
-                self._live += 1
+            self._pending += 1
+            start = self._grow()
         if start:
             self._start()
         self._jobs.put(job)  # type: ignore[arg-type]
         return job
+
+    def _grow(self) -> bool:
+        """Whether to start a worker: more calls wait than idle workers can take (under lock).
+
+        An idle worker counts for one waiting call only: two calls handed in beside one
+        idle worker get a second worker (when the bound allows), so that neither waits
+        behind the other.
+        """
+        start = self._pending > self._idle and self._live < self._max
+        if start:
+            self._live += 1
+        return start
 
     def _start(self) -> None:
         threading.Thread(target=self._work, name=self._name, daemon=True).start()
@@ -183,9 +222,13 @@ class BoundedPool:
                 _raise_in(job.thread, Runaway)
         self.abandoned += 1
         if running:
-            # That worker retires (it may not come back for a while): replace it.
+            # That worker retires (it may not come back for a while): replace it now when
+            # calls are waiting, else on the next call.
             with self._lock:
                 self._live -= 1
+                start = self._grow()
+            if start:
+                self._start()
         return True
 
     def _again(self, job: _Job[T], loop: asyncio.AbstractEventLoop, times: int) -> None:
@@ -211,6 +254,7 @@ class BoundedPool:
                 job = self._jobs.get()
                 with self._lock:
                     self._idle -= 1
+                    self._pending -= job is not None
                 if job is None:
                     return
                 if not self._run(job, me):
@@ -225,6 +269,8 @@ class BoundedPool:
                 return True  # given up on while queued: skip it
             job.state = _RUNNING
             job.thread = me
+            job.began = time.monotonic()
+        job.started(job)
         try:
             job.value = job.fn()
         except Runaway:

@@ -10,6 +10,7 @@ import json
 import os
 import secrets
 from pathlib import Path
+from typing import BinaryIO
 
 from toolgrade._json import JsonIssue, JsonValue, loads_checked
 from toolgrade.errors import InputError, ToolgradeError
@@ -22,11 +23,19 @@ __all__ = [
     "parse_json",
     "parse_json_issues",
     "read_bytes",
+    "read_stream",
     "read_text",
 ]
 
 MAX_FILE_BYTES = 512 * 1024 * 1024
-"""Files larger than this are refused before they are read."""
+"""Files larger than this are refused (reading stops one byte past it)."""
+
+_CHUNK = 1024 * 1024
+"""Bytes asked for at a time from a stream whose size is unknown."""
+_O_BINARY = getattr(os, "O_BINARY", 0)
+"""Windows: no newline translation (0 elsewhere)."""
+_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+"""POSIX: open a FIFO without waiting for a writer (Windows has no FIFO files)."""
 
 
 def read_bytes(
@@ -34,15 +43,67 @@ def read_bytes(
 ) -> bytes:
     """Read a whole file, refusing one over `limit` bytes.
 
+    The size is counted while reading, not taken from `stat`: a pipe, a FIFO, a process
+    substitution (`<(cmd)`) or a device such as `/dev/zero` reports size 0 and may never
+    end, so reading stops at `limit + 1` bytes. A FIFO is opened without waiting for a
+    writer (POSIX): one that has none reads as empty instead of blocking forever.
+
     Raises:
         ToolgradeError: of class `error`, naming the file.
     """
     try:
-        if path.stat().st_size > limit:
-            raise error(f"larger than {limit} bytes", path=str(path))
-        return path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | _O_BINARY | _O_NONBLOCK)
     except OSError as exc:
         raise error(f"cannot read file: {exc.strerror or exc}", path=str(path)) from None
+    try:
+        if _O_NONBLOCK:
+            os.set_blocking(fd, True)  # opened without waiting; now read as usual
+        with os.fdopen(fd, "rb", buffering=0) as handle:
+            fd = -1  # the handle owns it now
+            data = read_stream(handle, limit=limit, size=os.fstat(handle.fileno()).st_size)
+    except OSError as exc:
+        raise error(f"cannot read file: {exc.strerror or exc}", path=str(path)) from None
+    finally:
+        if fd >= 0:
+            os.close(fd)
+    if data is None:
+        raise error(f"larger than {limit} bytes", path=str(path))
+    return data
+
+
+def read_stream(handle: BinaryIO, *, limit: int, size: int = 0) -> bytes | None:
+    """Read a binary stream to its end, or None as soon as it holds more than `limit` bytes.
+
+    At most `limit + 1` bytes are ever held, whatever the stream: an endless one (`yes`,
+    `/dev/zero`) costs that much and no more.
+
+    Args:
+        handle: an unbuffered or buffered binary stream.
+        limit: the most bytes accepted.
+        size: the size expected (a regular file's `st_size`): read in one call when it
+            is right, so that a file is not copied.
+
+    Raises:
+        OSError: the stream cannot be read.
+
+    Examples:
+        >>> import io
+        >>> read_stream(io.BytesIO(b"abc"), limit=3), read_stream(io.BytesIO(b"abcd"), limit=3)
+        (b'abc', None)
+    """
+    parts: list[bytes] = []
+    held = 0
+    want = min(max(size, 0), limit) + 1  # one more than expected, to see the end
+    while held <= limit:
+        chunk = handle.read(min(max(want, _CHUNK), limit + 1 - held))
+        if not chunk:
+            break
+        parts.append(chunk)
+        held += len(chunk)
+        want = 0
+    if held > limit:
+        return None
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def decode_text(data: bytes, *, name: str, error: type[ToolgradeError] = InputError) -> str:
@@ -114,7 +175,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             `filename` is `path`.
     """
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_BINARY
     try:
         fd = os.open(tmp, flags, 0o666)
         try:

@@ -169,14 +169,16 @@ def bootstrap_mean_interval(
     """Percentile bootstrap interval for the mean of `values`, reproducible from `seed`.
 
     Each resample draws `len(values)` values with replacement from
-    `numpy.random.default_rng(seed)`; the interval is the `(1-level)/2` and
+    `numpy.random.default_rng(seed)` (any integer: a negative seed has draws of its
+    own); the interval is the `(1-level)/2` and
     `(1+level)/2` quantiles of the resampled means. A single value (or identical values)
     gives a zero-width interval; no values give `[0, 1]` (nothing is known about a
     score that lives in 0..1).
 
     Args:
         values: the observations (e.g. rubric scores, one per case).
-        seed: seed of the generator; the same seed and values give the same interval.
+        seed: seed of the generator, any integer; the same seed and values give the
+            same interval.
         level: confidence level.
         resamples: number of bootstrap resamples (at least 100).
 
@@ -273,12 +275,25 @@ def _resample_blocks(n: int, resamples: int, seed: int) -> Iterator[Any]:
     The one source of draws of both bootstrap functions: the same seed and size give the
     same resamples in each.
     """
-    import numpy as np  # deferred: numpy costs ~90 ms at import
-
-    rng = np.random.default_rng(seed)
+    rng = _generator(seed)
     block = max(1, _BOOTSTRAP_BLOCK_CELLS // n)
     for start in range(0, resamples, block):
         yield rng.integers(0, n, size=(min(block, resamples - start), n))
+
+
+def _generator(seed: int) -> Any:
+    """The numpy generator of any integer seed.
+
+    A non-negative seed is numpy's own: `numpy.random.default_rng(seed)`. numpy refuses a
+    negative one, which a stored run may hold (run files are untrusted input): its
+    magnitude seeds a child sequence (`spawn_key=(1,)`), so that `-7` and `7` still
+    draw differently and the same seed always draws the same.
+    """
+    import numpy as np  # deferred: numpy costs ~90 ms at import
+
+    if seed >= 0:
+        return np.random.default_rng(seed)
+    return np.random.default_rng(np.random.SeedSequence(-seed, spawn_key=(1,)))
 
 
 def _percentile_interval(statistics: Any, level: float) -> Interval:

@@ -14,10 +14,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from toolgrade._files import decode_text, read_bytes
 from toolgrade.backends._registry import check_base_url
 from toolgrade.errors import ConfigError, FileSystemError
 
-__all__ = ["parse_endpoints", "read_endpoints"]
+__all__ = ["MAX_ENDPOINTS_BYTES", "parse_endpoints", "read_endpoints"]
+
+MAX_ENDPOINTS_BYTES = 1024 * 1024
+"""An endpoints file lists servers, one a line: a larger one is refused."""
 
 
 def parse_endpoints(text: str, *, source: str = "endpoints") -> tuple[str, ...]:
@@ -65,17 +69,14 @@ def read_endpoints(path: str | Path) -> tuple[str, ...]:
 
     Raises:
         ConfigError: a malformed line, a duplicate, or no URL (the file and line named).
-        FileSystemError: the file cannot be read.
+        FileSystemError: the file cannot be read, or is larger than `MAX_ENDPOINTS_BYTES`
+            (counted while reading: a pipe or `/dev/zero` is refused too).
 
     Examples:
         >>> read_endpoints("endpoints.txt")  # doctest: +SKIP
         ('http://gpu0:8000/v1', 'http://gpu1:8000/v1')
     """
     file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"not UTF-8 text ({exc.reason})", path=str(file)) from None
-    except OSError as exc:
-        raise FileSystemError.from_os_error(exc, action="cannot read", path=str(file)) from exc
+    data = read_bytes(file, error=FileSystemError, limit=MAX_ENDPOINTS_BYTES)
+    text = decode_text(data, name=str(file), error=ConfigError)
     return parse_endpoints(text, source=str(file))

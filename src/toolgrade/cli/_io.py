@@ -5,9 +5,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from toolgrade._files import decode_text, parse_json
+from toolgrade._files import decode_text, parse_json, read_stream
 from toolgrade._files import read_text as read_text_file
-from toolgrade._json import JsonValue
+from toolgrade._json import JsonValue, clean_value
 from toolgrade.errors import InputError
 
 __all__ = ["read_json", "read_text"]
@@ -23,14 +23,22 @@ def read_text(source: str) -> tuple[str, str]:
         InputError: the file cannot be read, is too large, or is not UTF-8.
     """
     if source == "-":
-        # Read one byte more than allowed: cutting the input silently would make the
-        # error an "invalid JSON" at the cut, far from the cause.
+        # Read one byte more than allowed, in chunks: cutting the input silently would
+        # make the error an "invalid JSON" at the cut, far from the cause, and an
+        # endless input (`yes |`) must cost no more than the limit.
         stream = getattr(sys.stdin, "buffer", None)  # None when replaced by a text stream
-        data = (stream or sys.stdin).read(MAX_INPUT_BYTES + 1)
-        if len(data) > MAX_INPUT_BYTES:
+        if stream is None:
+            text = sys.stdin.read(MAX_INPUT_BYTES + 1)
+            if len(text) > MAX_INPUT_BYTES:
+                raise InputError(f"larger than {MAX_INPUT_BYTES} bytes", path="<stdin>")
+            return "<stdin>", text
+        try:
+            data = read_stream(stream, limit=MAX_INPUT_BYTES)
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror or exc}", path="<stdin>") from None
+        if data is None:
             raise InputError(f"larger than {MAX_INPUT_BYTES} bytes", path="<stdin>")
-        text = decode_text(data, name="<stdin>") if isinstance(data, bytes) else data
-        return "<stdin>", text
+        return "<stdin>", decode_text(data, name="<stdin>")
     return source, read_text_file(Path(source), limit=MAX_INPUT_BYTES)
 
 
@@ -43,4 +51,4 @@ def read_json(source: str) -> tuple[str, JsonValue]:
             read, a key given twice (the message gives line and JSON path).
     """
     name, text = read_text(source)
-    return name, parse_json(text, name=name)
+    return name, clean_value(parse_json(text, name=name))

@@ -17,6 +17,7 @@ import typer
 
 import toolgrade
 from toolgrade._json import JsonValue
+from toolgrade._limits import MAX_REPEAT
 from toolgrade.cli._options import option
 from toolgrade.cli._post import PostRunOptions
 from toolgrade.suite import Rubric
@@ -61,6 +62,7 @@ class ScoringOptions:
         default=1,
         metadata=option(
             min=1,
+            max=MAX_REPEAT,
             help="Run each case K times (consistency, pass^k).",
             panel=RUN_PANEL,
             marker="repeat",
@@ -169,6 +171,16 @@ class RequestOptions:
         metadata=option(
             "--no-warmup",
             help="Skip the untimed warm-up request sent to a server before the cases.",
+            panel=RUN_PANEL,
+        ),
+    )
+    warmup_timeout: float | None = field(
+        default=None,
+        metadata=option(
+            min=0.001,
+            metavar="SECONDS",
+            help="Seconds the warm-up may take before the server is taken for stuck"
+            " (exit 3; default: twice --timeout, at least 120).",
             panel=RUN_PANEL,
         ),
     )

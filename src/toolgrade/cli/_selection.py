@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from toolgrade._limits import MAX_SEED
 from toolgrade.cli._options import option
 from toolgrade.suite._select import Selection
 from toolgrade.suite._shard import parse_shard
@@ -87,7 +88,12 @@ class SelectionOptions:
     seed: int = field(
         default=0,
         metadata=option(
-            "--seed", help="Seed for --sample (and the run).", panel=_PANEL, marker="seed"
+            "--seed",
+            min=0,
+            max=MAX_SEED,
+            help="Seed for --sample (and the run).",
+            panel=_PANEL,
+            marker="seed",
         ),
     )
     limit: int | None = field(

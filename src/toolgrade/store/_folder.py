@@ -22,7 +22,7 @@ from typing import IO, Literal
 
 from pydantic import ValidationError
 
-from toolgrade._files import atomic_write_text
+from toolgrade._files import atomic_write_text, read_bytes
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade.errors import StoreError, describe_os_error
 from toolgrade.results import CaseResult, RunResult
@@ -142,10 +142,9 @@ class RunFolder:
         Raises:
             StoreError: unreadable or not a valid manifest.
         """
+        data = read_bytes(self.manifest_path, error=StoreError)
         try:
-            return RunManifest.model_validate_json(self.manifest_path.read_bytes())
-        except OSError as exc:
-            raise StoreError(f"cannot read: {exc}", path=str(self.manifest_path)) from None
+            return RunManifest.model_validate_json(data)
         except ValidationError as exc:
             raise StoreError(
                 f"not a valid run manifest: {_first_error(exc)}", path=str(self.manifest_path)
@@ -215,12 +214,9 @@ class RunFolder:
         """
         if repair:
             self.lock()  # repairing is writing: not while another process appends
-        try:
-            data = self.results_path.read_bytes()
-        except FileNotFoundError:
+        if not self.results_path.exists():
             return []
-        except OSError as exc:
-            raise StoreError(f"cannot read: {exc}", path=str(self.results_path)) from None
+        data = read_bytes(self.results_path, error=StoreError)
         lines = data.split(b"\n")
         if lines and not lines[-1].strip():
             lines.pop()  # the file ends with a newline (or blank space)

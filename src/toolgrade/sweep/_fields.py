@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from datetime import date, datetime, time
 from typing import cast
 
+from toolgrade._limits import MAX_REPEAT, MAX_SEED
 from toolgrade.sweep._toml import Problems, TableRef
 
 __all__ = ["KINDS", "TableReader"]
@@ -46,6 +47,8 @@ KINDS: dict[str, type | tuple[type, ...]] = {
     "sample": int,
     "limit": int,
 }
+_RANGES: dict[str, tuple[int, int]] = {"seed": (0, MAX_SEED), "repeat": (1, MAX_REPEAT)}
+"""Integer keys with bounds of their own: the run's, as the command line checks them."""
 _KIND_NAMES = {str: "a string", int: "an integer", bool: "true or false", dict: "a table"}
 
 
@@ -80,6 +83,10 @@ class TableReader:
             return default
         if key == "options":
             return self._options(cast(dict[str, object], value), default)
+        if key in _RANGES and not _RANGES[key][0] <= cast(int, value) <= _RANGES[key][1]:
+            low, high = _RANGES[key]
+            self.problem(key, f"must be {low} to {high:,}, got {_show(value)}")
+            return default
         return value
 
     def _options(self, value: dict[str, object], default: object) -> object:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import sys
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ MAX_SWEEP_BYTES = 4 * 1024 * 1024
 
 _AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 _HEADER = re.compile(r"^\s*(\[\[|\[)\s*([^\[\]#]+?)\s*(\]\]|\])\s*(#.*)?$")
+_DIGITS = re.compile(r"[0-9][0-9_]*")
 _KEY = re.compile(r"""^\s*("[^"]*"|'[^']*'|[A-Za-z0-9_-]+)\s*[=.]""")
 
 
@@ -44,6 +46,32 @@ def parse_toml(path: Path) -> tuple[str, dict[str, object]]:
         where = f"line {found.group(1)} column {found.group(2)}" if found else None
         reason = _AT.sub("", message) if found else message
         raise ConfigError(f"invalid TOML: {reason}", path=str(path), location=where) from None
+    except RecursionError:
+        # tomllib reads nested arrays and tables recursively: a few hundred levels of
+        # `[[[...` exhaust the stack. A sweep file needs two or three.
+        raise ConfigError(
+            "invalid TOML: arrays or tables nested too deeply", path=str(path)
+        ) from None
+    except ValueError as exc:
+        # Python refuses to convert an integer of more than 4,300 digits (CVE-2020-10735).
+        limit = sys.get_int_max_str_digits()
+        line = _long_integer_line(text, limit)
+        reason = f"an integer of more than {limit:,} digits" if line else str(exc)
+        raise ConfigError(
+            f"invalid TOML: {reason}",
+            path=str(path),
+            location=f"line {line}" if line is not None else None,
+        ) from None
+
+
+def _long_integer_line(text: str, limit: int) -> int | None:
+    """The line of the first run of more than `limit` digits (0: no limit, no line)."""
+    if limit <= 0:
+        return None
+    for number, line in enumerate(text.splitlines(), 1):
+        if any(len(run.replace("_", "")) > limit for run in _DIGITS.findall(line)):
+            return number
+    return None
 
 
 def key_lines(text: str) -> dict[tuple[str, int, str | None], int]:

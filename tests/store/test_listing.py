@@ -118,3 +118,55 @@ def test_list_runs_unreadable_folder_is_skipped(make_run, toolgrade_home: Path) 
     (broken / "run.json").write_text("{not json", encoding="utf-8")
     (toolgrade_home / "runs" / "stray").mkdir()  # no run.json: not a run folder
     assert [r.run_id for r in list_runs()] == ["good"]
+
+
+def test_list_runs_finished_run_whose_save_failed_is_listed_with_the_save_command(
+    make_run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run that could not be saved was missing from `runs list` (its folder says complete)."""
+    from toolgrade.errors import SaveError
+    from toolgrade.store import _save
+
+    save_run(make_run(ROWS, run_id="20260101-saved", started_at=datetime(2026, 1, 1, tzinfo=UTC)))
+    run = make_run(ROWS, run_id="20260102-unsaved", started_at=datetime(2026, 1, 2, tzinfo=UTC))
+    folder = _folder(run, case_ids=("TC-001", "TC-002", "TC-003"))
+
+    def disk_full(*args: object, **kwargs: object) -> None:
+        raise _save.StoreError("database or disk is full")
+
+    with monkeypatch.context() as patch, pytest.raises(SaveError):
+        patch.setattr(_save, "_write", disk_full)
+        save_run(run)
+    first, second = list_runs()
+    assert (first.run_id, first.status, first.saved) == ("20260102-unsaved", "complete", False)
+    assert first.resume is None
+    assert first.save == f"toolgrade runs import {folder.path}"
+    assert first.to_dict()["save"] == first.save
+    assert (second.run_id, second.saved, second.save) == ("20260101-saved", True, None)
+    # Saving it later (what the command does) takes it off the unsaved list.
+    save_run(run)
+    assert [(r.run_id, r.saved) for r in list_runs()] == [
+        ("20260102-unsaved", True),
+        ("20260101-saved", True),
+    ]
+    assert not (folder.path / "not-saved.txt").exists()
+
+
+def test_list_runs_process_killed_while_saving_leaves_the_run_listed(
+    make_run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The mark is written before saving starts: a process stopped mid-save is covered."""
+    from toolgrade.store import _save
+
+    run = make_run(ROWS, run_id="20260102-killed")
+    _folder(run)
+
+    def stopped(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_save, "_write", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        save_run(run)
+    (summary,) = list_runs()
+    assert (summary.run_id, summary.status, summary.saved) == ("20260102-killed", "complete", False)
+    assert summary.save is not None and summary.save.startswith("toolgrade runs import ")

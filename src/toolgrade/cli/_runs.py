@@ -69,6 +69,9 @@ def list_command(
     unfinished = [r for r in runs if r.resume is not None]
     if unfinished:
         typer.echo(f"\nresume an interrupted run with: {resume_command(unfinished[0].run_id)}")
+    unsaved = [r.save for r in runs if r.save is not None]
+    if unsaved:
+        typer.echo(f"\nsave a finished run that is not in the history with: {unsaved[0]}")
 
 
 _LIST_HEADER = ("RUN", "STARTED", "MODEL", "MODE", "SUITE", "CASES", "ACCURACY", "STATUS", "TAGS")

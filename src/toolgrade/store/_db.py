@@ -14,12 +14,13 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import quote
 
 from pydantic import TypeAdapter
 
 from toolgrade.errors import BaselineError, StoreError, describe_os_error
 from toolgrade.results import CaseResult, RunResult
-from toolgrade.store._migrations import migrate, transaction
+from toolgrade.store._migrations import MIGRATIONS, applied_names, migrate, transaction
 from toolgrade.store._paths import data_dir
 
 __all__ = [
@@ -60,7 +61,11 @@ def is_busy(exc: sqlite3.Error) -> bool:
 
 @contextmanager
 def open_db(
-    db: Path | None = None, *, create: bool = True, timeout: float = 10.0
+    db: Path | None = None,
+    *,
+    create: bool = True,
+    timeout: float = 10.0,
+    readonly: bool = False,
 ) -> Iterator[sqlite3.Connection]:
     """Open (and migrate) the history database; close it on exit.
 
@@ -69,15 +74,20 @@ def open_db(
             in-memory database.
         create: create the file (and its folder) when missing; otherwise raise.
         timeout: how long one statement waits for a lock another connection holds.
+        readonly: for commands that only read (`runs list`, `runs show`, `report`,
+            `compare`): open the file read-only (`mode=ro`), so that they work in a
+            home folder that cannot be written, and create, convert or migrate nothing
+            (see `_open_readonly`). A missing file is an error, whatever `create` says.
 
     Raises:
         DatabaseBusy: another connection held the lock longer than `timeout`.
-        StoreError: the file is missing (with `create=False`), not a database, or unusable.
+        StoreError: the file is missing (with `create=False` or `readonly`), not a
+            database, or unusable.
     """
     path = db if db is not None else db_path()
     memory = str(path) == ":memory:"
     if not memory and not path.exists():
-        if not create:
+        if not create or readonly:
             raise StoreError("no run history yet (nothing has been saved)", path=str(path))
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -86,15 +96,19 @@ def open_db(
                 f"cannot create folder: {describe_os_error(exc)}", path=str(path)
             ) from exc
     try:
-        conn = sqlite3.connect(str(path), timeout=timeout, isolation_level=None)
+        if readonly and not memory:
+            conn = _open_readonly(path, timeout=timeout)
+        else:
+            conn = sqlite3.connect(str(path), timeout=timeout, isolation_level=None)
     except sqlite3.Error as exc:
         raise StoreError(f"cannot open the run history: {exc}", path=str(path)) from exc
     try:
         conn.row_factory = sqlite3.Row
-        # WAL lets `toolgrade runs list` read while a run is being saved.
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA foreign_keys=ON")
-        migrate(conn)
+        if not readonly or memory:
+            # WAL lets `toolgrade runs list` read while a run is being saved.
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            migrate(conn)
         yield conn
     except sqlite3.Error as exc:
         if is_busy(exc):
@@ -102,6 +116,60 @@ def open_db(
         raise StoreError(f"run history database error: {exc}", path=str(path)) from exc
     finally:
         conn.close()
+
+
+_NO_SIDE_FILES = ("SQLITE_READONLY_DIRECTORY", "SQLITE_CANTOPEN", "SQLITE_READONLY_CANTINIT")
+"""Errors of a read-only open of a WAL database whose `-shm` file cannot be created."""
+
+
+def _open_readonly(path: Path, *, timeout: float) -> sqlite3.Connection:
+    """A read-only connection to `path` that writes nothing, migrated in memory if need be.
+
+    A WAL database needs its `-shm` file even to be read; in a folder that cannot be
+    written and without that file (the last writer removed it), the file is opened as
+    immutable instead: nothing can write it there anyway. A database that an older
+    toolgrade left without a later migration is copied into memory and migrated
+    there, so that it reads like a current one; the file is upgraded by the next
+    command that writes (a run being saved, `runs label`).
+
+    Raises:
+        sqlite3.Error: the file cannot be opened or read.
+    """
+    uri = _file_uri(path)
+    conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=timeout, isolation_level=None)
+    try:
+        applied = set(applied_names(conn))
+    except sqlite3.OperationalError as exc:
+        conn.close()
+        if getattr(exc, "sqlite_errorname", "") not in _NO_SIDE_FILES:
+            raise
+        conn = sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, isolation_level=None)
+        applied = set(applied_names(conn))
+    if applied >= {fn.__name__ for fn in MIGRATIONS}:
+        return conn
+    copy = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        conn.backup(copy)
+    finally:
+        conn.close()
+    copy.execute("PRAGMA foreign_keys=ON")
+    migrate(copy)
+    return copy
+
+
+def _file_uri(path: Path) -> str:
+    """The SQLite `file:` URI of a path, absolute.
+
+    Spaces, `?`, `#` and `%` are escaped; a Windows drive or UNC path is written as
+    SQLite reads it (`file:///C:/...`, `file:////server/share/...`).
+
+    Examples:
+        >>> uri = _file_uri(Path("a b#1.db"))
+        >>> uri.startswith("file:///"), uri.endswith("/a%20b%231.db")
+        (True, True)
+    """
+    text = path.absolute().as_posix()
+    return "file://" + quote(text if text.startswith("/") else "/" + text, safe="/:")
 
 
 UPSERT_TAG = (
@@ -192,7 +260,7 @@ def get_run(ref: str, *, db: Path | None = None) -> RunResult:
         BaselineError: nothing matches, or the prefix is ambiguous.
         StoreError: the database is missing or unusable.
     """
-    with open_db(db, create=False) as conn:
+    with open_db(db, readonly=True) as conn:
         return load_stored(conn, _require_id(conn, ref))
 
 

@@ -1,8 +1,11 @@
-"""`list_runs`: the saved runs, and the run folders an interruption left unsaved.
+"""`list_runs`: the saved runs, and the run folders an interruption or a failed save left.
 
 A run is saved to the history (`toolgrade.db`) only when it finishes: an interrupted or
-killed run exists only as its run folder (`<TOOLGRADE_HOME>/runs/<run_id>/`). Listing
-those beside the saved runs shows the runs a `toolgrade run --resume` can finish.
+killed run exists only as its run folder (`<TOOLGRADE_HOME>/runs/<run_id>/`), and so
+does a finished run whose save failed (a locked, read-only or damaged database, a full
+disk, a process killed while saving). Listing those beside the saved runs shows the
+runs a `toolgrade run --resume` can finish and those `toolgrade runs import` can save.
+The history is opened read-only: listing works in a home folder that cannot be written.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from toolgrade.store._db import db_path, open_db, tags_of
 from toolgrade.store._folder import MANIFEST_NAME, RunFolder
 from toolgrade.store._manifest import resume_command, sort_results
 from toolgrade.store._paths import runs_dir
+from toolgrade.store._save import NOT_SAVED_NAME, import_command
 
 __all__ = ["RunSummary", "list_runs", "resume_command"]
 
@@ -50,7 +54,8 @@ class RunSummary:
     mode: str | None = None
     """`native` or `prompt` (from the run's backend settings); None when not recorded."""
     saved: bool = True
-    """Whether the run is in the history database; False for an unsaved run folder."""
+    """Whether the run is in the history database; False for an unsaved run folder
+    (unfinished, or finished but its save failed: `save` gives the command)."""
     folder: str | None = None
     """The run folder of an unsaved run."""
     planned: int | None = None
@@ -60,6 +65,13 @@ class RunSummary:
     def resume(self) -> str | None:
         """The command that finishes the run; None when it is complete or still running."""
         return None if self.status in ("complete", "running") else resume_command(self.run_id)
+
+    @property
+    def save(self) -> str | None:
+        """For a finished run that is not in the history: the command that saves it."""
+        if self.saved or self.status != "complete" or self.folder is None:
+            return None
+        return import_command(Path(self.folder))
 
     def to_dict(self) -> JsonObject:
         """Return the summary as a JSON object."""
@@ -81,6 +93,7 @@ class RunSummary:
             "saved": self.saved,
             "folder": self.folder,
             "resume": self.resume,
+            "save": self.save,
         }
 
 
@@ -115,7 +128,7 @@ def list_runs(
         query += " ORDER BY started_at DESC, run_id DESC"
         query += " LIMIT ?" if limit is not None else ""
         params: list[object] = [p for p in (model, limit) if p is not None]
-        with open_db(path) as conn:
+        with open_db(path, readonly=True) as conn:
             saved = [_summary(conn, row) for row in conn.execute(query, params).fetchall()]
             if folders:
                 saved_ids = {str(r[0]) for r in conn.execute("SELECT run_id FROM runs")}
@@ -170,10 +183,14 @@ def _unsaved_folders(saved_ids: set[str], model: str | None) -> list[RunSummary]
 
 
 def _folder_summary(folder: RunFolder) -> RunSummary | None:
-    """An unfinished run's summary; None for a complete one (saving it was turned off)."""
+    """An unsaved run's summary: unfinished, or finished but not saved (its save failed).
+
+    None for a finished run that nothing tried to save (a library `run_suite`): only a
+    save that did not complete leaves `NOT_SAVED_NAME` behind.
+    """
     manifest = folder.read_manifest()
     run: RunResult = manifest.run
-    if run.status == "complete":
+    if run.status == "complete" and not (folder.path / NOT_SAVED_NAME).is_file():
         return None
     results: tuple[CaseResult, ...] = sort_results(folder.read_results(), manifest.case_ids)
     scored = [r for r in results if r.status.scored]
@@ -185,9 +202,7 @@ def _folder_summary(folder: RunFolder) -> RunSummary | None:
         suite_hash=run.suite_hash,
         model=run.model,
         started_at=run.started_at.isoformat(),
-        # A run killed outright never wrote its final status: it still says `running`;
-        # only the lock of a live process tells a run that is really going on.
-        status="running" if folder.locked_by() is not None else "interrupted",
+        status=_folder_status(folder, run),
         total=len(results),
         scored=len(scored),
         passed=passed,
@@ -198,3 +213,11 @@ def _folder_summary(folder: RunFolder) -> RunSummary | None:
         folder=str(folder.path),
         planned=len(manifest.case_ids) * run.repeat if manifest.case_ids else None,
     )
+
+
+def _folder_status(folder: RunFolder, run: RunResult) -> str:
+    if folder.locked_by() is not None:
+        return "running"
+    # A run killed outright never wrote its final status: it still says `running`;
+    # only the lock of a live process tells a run that is really going on.
+    return "complete" if run.status == "complete" else "interrupted"

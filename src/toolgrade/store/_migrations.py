@@ -13,7 +13,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 
-__all__ = ["MIGRATIONS", "MIGRATIONS_TABLE", "applied_migrations", "migrate", "transaction"]
+__all__ = [
+    "MIGRATIONS",
+    "MIGRATIONS_TABLE",
+    "applied_migrations",
+    "applied_names",
+    "migrate",
+    "transaction",
+]
 
 MIGRATIONS_TABLE = "_toolgrade_migrations"
 """The table recording every applied migration by name."""
@@ -119,6 +126,11 @@ def _has_table(db: sqlite3.Connection) -> bool:
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (MIGRATIONS_TABLE,)
     ).fetchone()
     return row is not None
+
+
+def applied_names(db: sqlite3.Connection) -> list[str]:
+    """Names of the migrations applied, in order; reads only (none when not recorded)."""
+    return _applied(db)
 
 
 def _applied(db: sqlite3.Connection) -> list[str]:

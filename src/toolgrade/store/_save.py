@@ -12,9 +12,11 @@ from __future__ import annotations
 import logging
 import re
 import time
+from contextlib import suppress
 from datetime import UTC, datetime
 from pathlib import Path
 
+from toolgrade._files import atomic_write_text
 from toolgrade.errors import RunLockedError, SaveError, StoreError
 from toolgrade.results import CaseResult, RunResult, Status
 from toolgrade.store._db import UPSERT_TAG, DatabaseBusy, db_path, open_db
@@ -23,10 +25,12 @@ from toolgrade.store._manifest import resume_command
 from toolgrade.store._migrations import transaction
 from toolgrade.store._paths import runs_dir
 
-__all__ = ["SAVE_WAIT", "import_command", "import_run", "save_run"]
+__all__ = ["NOT_SAVED_NAME", "SAVE_WAIT", "import_command", "import_run", "save_run"]
 
 logger = logging.getLogger(__name__)
 
+NOT_SAVED_NAME = "not-saved.txt"
+"""In a finished run's folder while the run is not in the history (see `_mark_pending`)."""
 SAVE_WAIT = 30.0
 """Seconds saving waits for a database that another process holds locked."""
 _STATEMENT_WAIT = 5.0
@@ -47,7 +51,9 @@ def save_run(run: RunResult, *, db: Path | None = None, wait: float | None = Non
     """Store a run (replacing an earlier save of the same run id) and its tags.
 
     While another process holds the database locked, saving tries again, for up to
-    `wait` seconds in all.
+    `wait` seconds in all. Until the run is saved, its run folder (if it has one) holds
+    `NOT_SAVED_NAME`, so that `list_runs` shows a run whose save failed or was cut
+    short, with the command that saves it.
 
     Args:
         run: the run.
@@ -63,6 +69,7 @@ def save_run(run: RunResult, *, db: Path | None = None, wait: float | None = Non
         >>> resolve_run(run.run_id) == run  # doctest: +SKIP
         True
     """
+    pending = _mark_pending(run.run_id, db)
     limit = SAVE_WAIT if wait is None else wait
     deadline = time.monotonic() + limit
     pause = 0.05
@@ -70,6 +77,9 @@ def save_run(run: RunResult, *, db: Path | None = None, wait: float | None = Non
         left = deadline - time.monotonic()
         try:
             _write(run, db, timeout=min(_STATEMENT_WAIT, max(left, 0.05)))
+            if pending is not None:
+                with suppress(OSError):  # saved: a mark left behind is ignored then
+                    pending.unlink(missing_ok=True)
             return
         except DatabaseBusy as exc:
             if time.monotonic() + pause >= deadline:
@@ -80,6 +90,30 @@ def save_run(run: RunResult, *, db: Path | None = None, wait: float | None = Non
             raise _not_saved(run, db, exc.message) from exc
         time.sleep(pause)
         pause = min(pause * 2, 1.0)
+
+
+def _mark_pending(run_id: str, db: Path | None) -> Path | None:
+    """Leave `NOT_SAVED_NAME` in the run's folder until the run is saved (None: no folder).
+
+    Written before saving starts, so that a save that fails, or a process killed while
+    it waits for a locked database, leaves a finished run that `toolgrade runs list`
+    shows as not saved, with the command that saves it. A folder that cannot be
+    written gets no mark (saving then says the same itself).
+    """
+    folder = runs_dir() / run_id
+    if not (folder / MANIFEST_NAME).is_file():
+        return None
+    mark = folder / NOT_SAVED_NAME
+    text = (
+        "This run finished, but it is not in the run history yet (saving it failed or was"
+        f" stopped). Save it with:\n\n    {import_command(folder, db)}\n"
+    )
+    try:
+        atomic_write_text(mark, text)
+    except OSError as exc:
+        logger.debug("cannot mark %s as not saved: %s", folder, exc)
+        return None
+    return mark
 
 
 def _case_row(run_id: str, position: int, r: CaseResult) -> tuple[object, ...]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 import toolgrade
@@ -97,8 +98,6 @@ def test_an_in_memory_suite_does_not_look_in_any_folder(tmp_path: Path) -> None:
     suite = toolgrade.Suite.model_validate(loaded.to_dict())
     assert suite.source_dir is None
     options = toolgrade.RunOptions(warmup=False, persist=False)
-    (result,) = toolgrade.run_suite(
-        suite, f"replay/{_responses(tmp_path)}", options=options
-    ).results
-    assert result.status == "error"
-    assert "tally_env" in (result.error or "")
+    # The environment cannot be loaded: the run stops before it starts (the suite's fault).
+    with pytest.raises(toolgrade.SuiteError, match="no module 'tally_env'"):
+        toolgrade.run_suite(suite, f"replay/{_responses(tmp_path)}", options=options)

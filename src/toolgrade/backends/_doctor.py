@@ -118,7 +118,7 @@ async def adiagnose_backend(
                 if backend.provider != "ollama"
                 else "run `ollama serve`"
             )
-            return Diagnosis(spec, (Check("server reachable", "fail", f"{exc}: {fix}"),))
+            return Diagnosis(spec, (Check("server reachable", "fail", f"{exc} ({fix})"),))
         except BackendError as exc:
             return Diagnosis(spec, (Check("server reachable", "fail", str(exc)),))
         kind = server_kind(backend, info)

@@ -31,6 +31,7 @@ import aiohttp
 import certifi
 
 from toolgrade._json import JsonObject, JsonValue
+from toolgrade.backends._connect import connect_reason, unreachable
 from toolgrade.backends._stream import (
     ERROR_BODY_BYTES,
     LineSink,
@@ -282,7 +283,11 @@ class JsonHttp:
             except BackendUnreachable as exc:
                 if attempt >= limit:
                     raise
-                reason = f"cannot connect ({exc.__cause__ or exc})"
+                cause = exc.__cause__
+                if isinstance(cause, aiohttp.ClientConnectorError):
+                    reason = f"cannot connect ({connect_reason(cause)})"
+                else:
+                    reason = f"cannot connect ({exc})"
                 wait = self._retry.delay(attempt, self._rng, retry_after=None)
             except _Refused as exc:
                 if exc.status_code not in _RETRY_STATUSES or attempt >= limit:
@@ -311,9 +316,7 @@ class JsonHttp:
         except TimeoutError as exc:  # aiohttp's connect and read timeouts are TimeoutErrors
             raise BackendTimeout(f"no answer within {self._timeout:g} s", url=url) from exc
         except aiohttp.ClientConnectorError as exc:
-            raise BackendUnreachable(
-                f"cannot connect to the model server ({_reason(exc)}); is it running?", url=url
-            ) from exc
+            raise unreachable(self.base_url, connect_reason(exc), url=url) from exc
         except _DROPPED as exc:
             raise _Dropped(url, _reason(exc)) from exc
         except aiohttp.ClientError as exc:

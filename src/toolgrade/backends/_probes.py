@@ -72,6 +72,11 @@ _TOOL_CHOICE_HINT = (
     " is sent: try --option tool_choice=auto"
 )
 
+_UNKNOWN_SERVER_HINT = (
+    "the server did not say which software it is; some servers use the tools only when"
+    " asked: try --option tool_choice=auto"
+)
+
 Outcome = Literal["ok", "warn", "fail", "skip"]
 
 
@@ -235,14 +240,17 @@ async def probe(
 
 
 def _prose_hint(backend: Backend, kind: str, settings: BackendSettings) -> str:
-    """Why a native probe may get prose back: llama-cpp-python without tool_choice."""
-    maybe = kind == "llama-cpp-python" or (not kind and backend.provider == "openai")
-    if not maybe:
-        return ""
-    if "tool_choice" not in settings.options:
-        return "; " + _TOOL_CHOICE_HINT
+    """Why a native probe may get prose back: tools ignored without `tool_choice`.
+
+    llama-cpp-python is named only when the server said it is llama-cpp-python; a
+    server that did not say which it is gets the same advice in neutral words.
+    """
     if kind == "llama-cpp-python":
+        if "tool_choice" not in settings.options:
+            return "; " + _TOOL_CHOICE_HINT
         return "; " + _HINTS["llama-cpp-python"]
+    if not kind and backend.provider == "openai" and "tool_choice" not in settings.options:
+        return "; " + _UNKNOWN_SERVER_HINT
     return ""
 
 

@@ -131,6 +131,7 @@ def _run_and_report(
         profile=scoring.profile,
         teacher_forcing=scoring.teacher_forcing,
         warmup=not request.no_warmup,
+        warmup_timeout=request.warmup_timeout,
         tags=tuple(post.label or ()),
         selection=chosen.for_run(whole),
         suite_source=suite_source(suite),

@@ -9,19 +9,25 @@ from pathlib import Path
 from typing import Any
 
 from toolgrade._json import JsonObject
-from toolgrade._judge import profiles
 from toolgrade.backends import Backend, create_backend
+from toolgrade.backends._replay import ReplayBackend
 from toolgrade.errors import BackendUnreachable, ConfigError
 from toolgrade.results import CaseResult, RunResult
 from toolgrade.runner._case import CaseRunner
 from toolgrade.runner._conversation import ConversationRunner
 from toolgrade.runner._core import Session, drive, manifest_for, new_header, used_endpoints
 from toolgrade.runner._options import RunOptions
-from toolgrade.runner._prepare import WARNING_EVENTS, WarmupBackend, get_ready
+from toolgrade.runner._preflight import check_environments, check_profile, warmup_backend
+from toolgrade.runner._prepare import (
+    WARNING_EVENTS,
+    doctor_hint,
+    get_ready,
+    server_info,
+    with_doctor_hint,
+)
 from toolgrade.runner._progress import Progress, ProgressKind, make_progress
 from toolgrade.runner._sameness import resumable_suite
 from toolgrade.runner._signals import run_main, stop_on_signals
-from toolgrade.runner._warmup import WARMUP_LIMIT
 from toolgrade.store._folder import LogLevel, RunFolder
 from toolgrade.suite import AnyCase, Suite
 
@@ -39,9 +45,10 @@ async def arun_suite(
 ) -> RunResult:
     """Run every case of a suite against a model (async core of `run_suite`).
 
-    Before the cases, a server (not `replay/` or `python/`) gets one untimed warm-up
-    request unless `options.warmup` is False, and the concurrency is lowered to the
-    requests the server answers at once when it says (`ServerInfo.parallel`).
+    Before the cases, a server (not `replay/` or `python/`) gets one warm-up request
+    (bounded by `options.warmup_limit`, not `timeout`) unless `options.warmup` is False,
+    and the concurrency is lowered to the requests the server answers at once when it
+    says (`ServerInfo.parallel`).
 
     Args:
         suite: the suite, already narrowed to the selected cases.
@@ -55,30 +62,40 @@ async def arun_suite(
         The run, with status `complete` or `interrupted`.
 
     Raises:
-        BackendUnreachable: the server does not answer at the start, or stops answering
-            during the run (the finished results are kept; resume the run later).
+        BackendUnreachable: the server does not answer at the start (or not the warm-up
+            within its limit), or stops answering during the run (the finished results
+            are kept; resume the run later). The message names the `toolgrade doctor`
+            command that checks the server.
         ConfigError: a bad model specification or option.
+        SuiteError: a Python environment of the suite cannot be built (checked before
+            anything is sent).
         StoreError: the run folder cannot be written.
     """
     options = options or RunOptions()
-    _check_profile(options.profile)
+    check_profile(options.profile)
+    await check_environments(suite, suite.cases, options)
     stop = stop or asyncio.Event()
     shown = make_progress(progress)
     backend = create_backend(model, options.backend_settings()) if isinstance(model, str) else model
     try:
-        info = await backend.server_info()
-        header = new_header(suite, backend, options, info=info, run_id=run_id)
-        ready = await get_ready(
-            header,
-            suite=suite,
-            cases=suite.cases,
-            backend=backend,
-            warmup_backend=_warmup_backend(model, options),
-            options=options,
-            info=info,
-            stop=stop,
-            progress=shown,
-        )
+        if isinstance(backend, ReplayBackend):
+            backend.check_repeat(options.repeat)  # a line no repetition reads is a mistake
+        try:
+            info = await server_info(backend)
+            header = new_header(suite, backend, options, info=info, run_id=run_id)
+            ready = await get_ready(
+                header,
+                suite=suite,
+                cases=suite.cases,
+                backend=backend,
+                warmup_backend=warmup_backend(model, options),
+                options=options,
+                info=info,
+                stop=stop,
+                progress=shown,
+            )
+        except BackendUnreachable as exc:
+            raise with_doctor_hint(exc, backend) from None
         folder = None
         if options.persist:
             folder = RunFolder.create(manifest_for(ready.header, suite.cases, options))
@@ -88,18 +105,6 @@ async def arun_suite(
         return await _execute(session, stop=stop, done=(), notices=ready.notices)
     finally:
         await backend.aclose()
-
-
-def _warmup_backend(model: str | Backend, options: RunOptions) -> WarmupBackend | None:
-    """A builder of the warm-up's own backend, whose timeout is the warm-up's limit.
-
-    The run's backend enforces `--timeout` on every request (the streamed answer
-    included); the warm-up needs longer. A `Backend` given as an object is used as is.
-    """
-    if not isinstance(model, str):
-        return None
-    settings = dataclasses.replace(options.backend_settings(), timeout=WARMUP_LIMIT, connections=1)
-    return lambda: create_backend(model, settings)
 
 
 async def aresume_run(
@@ -148,28 +153,35 @@ async def aresume_run(
     by_id = {c.id: c for c in suite.cases}
     cases = [by_id[i] for i in manifest.case_ids if i in by_id]
     done = tuple(folder.read_results(repair=True))
+    todo = _unfinished(cases, done, options.repeat)
+    await check_environments(suite, todo, options)
     spec = _resume_spec(manifest.run)
     stop = stop or asyncio.Event()
     shown = make_progress(progress)
-    warmup_backend = None if backend is not None else _warmup_backend(spec, options)
+    warm = None if backend is not None else warmup_backend(spec, options)
     backend = backend or create_backend(spec, options.backend_settings())
     try:
-        info = await backend.server_info()
-        update: JsonObject = {"status": "running", "finished_at": None}
-        if endpoints:
-            update["backend"] = used_endpoints(manifest.run.backend, backend.settings())
-        header = manifest.run.model_copy(update=update)
-        ready = await get_ready(
-            header,
-            suite=suite,
-            cases=_unfinished(cases, done, options.repeat),
-            backend=backend,
-            warmup_backend=warmup_backend,
-            options=options,
-            info=info,
-            stop=stop,
-            progress=shown,
-        )
+        if isinstance(backend, ReplayBackend):
+            backend.check_repeat(options.repeat)
+        try:
+            info = await server_info(backend)
+            update: JsonObject = {"status": "running", "finished_at": None}
+            if endpoints:
+                update["backend"] = used_endpoints(manifest.run.backend, backend.settings())
+            header = manifest.run.model_copy(update=update)
+            ready = await get_ready(
+                header,
+                suite=suite,
+                cases=todo,
+                backend=backend,
+                warmup_backend=warm,
+                options=options,
+                info=info,
+                stop=stop,
+                progress=shown,
+            )
+        except BackendUnreachable as exc:
+            raise with_doctor_hint(exc, backend) from None
         if endpoints:  # checked and warmed up: later resumes go to the new servers too
             folder.write_manifest(manifest.model_copy(update={"options": options.to_dict()}))
         session = _session(
@@ -193,12 +205,6 @@ def _resume_spec(run: RunResult) -> str:
     if run.model.startswith("replay/") and isinstance(file, str):
         return f"replay/{file}"
     return run.model
-
-
-def _check_profile(name: str) -> None:
-    """Fail before the run, not on its first case."""
-    if name not in profiles():
-        raise ConfigError(f"unknown judge profile {name!r} (choose from {', '.join(profiles())})")
 
 
 def _reload_suite(source: str | None, run_id: str) -> Suite:
@@ -286,8 +292,9 @@ async def _execute(
         several = isinstance(session.header.backend.get("endpoints"), list)
         who = "every endpoint" if several else "the model server"
         raise BackendUnreachable(
-            f"{who} stopped answering; {len(run.results)} results are kept in run"
-            f" {run.run_id}: resume it with `toolgrade run --resume {run.run_id}`",
+            f"{who} stopped answering ({doctor_hint(session.runner.backend)});"
+            f" {len(run.results)} results are kept in run {run.run_id}: resume it with"
+            f" `toolgrade run --resume {run.run_id}`",
             url=None if several or not isinstance(url, str) else url,
         )
     return run

@@ -9,12 +9,32 @@ from pathlib import Path
 from typing import TypedDict, Unpack
 
 from toolgrade._json import JsonObject, JsonValue
+from toolgrade._limits import MAX_REPEAT, MAX_SEED
 from toolgrade._vocab import Rubric
 from toolgrade.backends import BackendSettings, Mode
 from toolgrade.backends._families import DEFAULT_FAMILY
 from toolgrade.errors import ConfigError
 
-__all__ = ["RequestSettings", "RunOptions"]
+__all__ = ["WARMUP_FLOOR", "RequestSettings", "RunOptions", "default_warmup_timeout"]
+
+WARMUP_FLOOR = 120.0
+"""Seconds the warm-up may take at least, by default (`default_warmup_timeout`)."""
+
+
+def default_warmup_timeout(timeout: float) -> float:
+    """The warm-up's bound when `--warmup-timeout` is not given: twice `--timeout`, at least 120 s.
+
+    The warm-up pays what no case should: loading the model and the prefill of the
+    suite's tools (a 0.5B model on two CPU cores answers it in about 30 s). Twice the
+    time allowed per case leaves room for that above a case's own time; the floor keeps
+    a short `--timeout` from failing a cold server. A server that has not answered by
+    then is taken for stuck: the run stops (exit 3) instead of waiting for ever.
+
+    Examples:
+        >>> default_warmup_timeout(60.0), default_warmup_timeout(5.0)
+        (120.0, 120.0)
+    """
+    return max(WARMUP_FLOOR, 2.0 * timeout)
 
 
 class RequestSettings(TypedDict, total=False):
@@ -76,7 +96,9 @@ class RunOptions:
     persist: bool = True
     """Write a run folder (`runs/<run_id>/`); False keeps everything in memory."""
     warmup: bool = True
-    """Send one untimed request before the cases (servers only; see docs/running.md)."""
+    """Send one warm-up request before the cases (servers only; see docs/running.md)."""
+    warmup_timeout: float | None = None
+    """Seconds the warm-up may take (`warmup_limit`); None: twice `timeout`, at least 120."""
     teacher_forcing: bool = False
     """Conversations: start every turn from the reference's history and state (a
     conversation without a reference runs on-policy)."""
@@ -97,6 +119,7 @@ class RunOptions:
         suite_source: str | None = None,
         persist: bool = True,
         warmup: bool = True,
+        warmup_timeout: float | None = None,
         teacher_forcing: bool = False,
         suite_dir: str | None = None,
         **settings: Unpack[RequestSettings],
@@ -116,6 +139,7 @@ class RunOptions:
         put(self, "suite_source", suite_source)
         put(self, "persist", persist)
         put(self, "warmup", warmup)
+        put(self, "warmup_timeout", warmup_timeout)
         put(self, "teacher_forcing", teacher_forcing)
         put(self, "suite_dir", suite_dir)
         self._check()
@@ -123,10 +147,14 @@ class RunOptions:
     def _check(self) -> None:
         if self.timeout <= 0:
             raise ConfigError(f"--timeout must be positive, got {self.timeout:g}")
+        if self.warmup_timeout is not None and not self.warmup_timeout > 0:
+            raise ConfigError(f"--warmup-timeout must be positive, got {self.warmup_timeout:g}")
         if self.concurrency < 1:
             raise ConfigError(f"--concurrency must be at least 1, got {self.concurrency}")
-        if self.repeat < 1:
-            raise ConfigError(f"--repeat must be at least 1, got {self.repeat}")
+        if not 1 <= self.repeat <= MAX_REPEAT:
+            raise ConfigError(f"--repeat must be 1 to {MAX_REPEAT:,}, got {self.repeat}")
+        if self.seed is not None and not 0 <= self.seed <= MAX_SEED:
+            raise ConfigError(f"--seed must be 0 to {MAX_SEED:,}, got {self.seed}")
         if self.max_retries < 0:
             raise ConfigError(f"--max-retries must be 0 or more, got {self.max_retries}")
         if self.mode not in ("native", "prompt"):
@@ -136,6 +164,20 @@ class RunOptions:
     def timeout(self) -> float:
         """Seconds allowed per case (retries included); then the case is a `timeout`."""
         return self.request.timeout
+
+    @property
+    def warmup_limit(self) -> float:
+        """Seconds the warm-up may take: `warmup_timeout`, else `default_warmup_timeout`.
+
+        Examples:
+            >>> RunOptions(timeout=30.0).warmup_limit, RunOptions(timeout=300.0).warmup_limit
+            (120.0, 600.0)
+            >>> RunOptions(warmup_timeout=45.0).warmup_limit
+            45.0
+        """
+        if self.warmup_timeout is not None:
+            return self.warmup_timeout
+        return default_warmup_timeout(self.timeout)
 
     @property
     def seed(self) -> int | None:
@@ -226,8 +268,8 @@ class RunOptions:
 
         The request settings are flat, as before they were nested, so that old and new
         runs read alike; options added later (`prompt_format`, `teacher_forcing`,
-        `suite_dir`, `endpoints`, `endpoint_concurrency`) only when they are not their
-        default.
+        `suite_dir`, `endpoints`, `endpoint_concurrency`, `warmup_timeout`) only when they
+        are not their default.
         """
         recorded: JsonObject = {
             "timeout": self.timeout,
@@ -260,6 +302,8 @@ class RunOptions:
             recorded["endpoints"] = list(self.endpoints)
         if self.endpoint_concurrency is not None:
             recorded["endpoint_concurrency"] = self.endpoint_concurrency
+        if self.warmup_timeout is not None:
+            recorded["warmup_timeout"] = self.warmup_timeout
         return recorded
 
     @classmethod

@@ -17,14 +17,22 @@ from dataclasses import dataclass, field
 
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade.backends import Backend, ChatRequest, EndpointPool, ServerInfo
-from toolgrade.errors import BackendUnreachable
+from toolgrade.errors import BackendTimeout, BackendUnreachable
 from toolgrade.results import RunResult
 from toolgrade.runner._options import RunOptions
 from toolgrade.runner._progress import Progress, notify
-from toolgrade.runner._warmup import WARMUP_LIMIT, WarmUp, warm_up, warmup_request
+from toolgrade.runner._warmup import WarmUp, announcement, warm_up, warmup_request
 from toolgrade.suite import AnyCase, Suite
 
-__all__ = ["WARNING_EVENTS", "Ready", "effective_concurrency", "get_ready"]
+__all__ = [
+    "WARNING_EVENTS",
+    "Ready",
+    "doctor_hint",
+    "effective_concurrency",
+    "get_ready",
+    "server_info",
+    "with_doctor_hint",
+]
 
 logger = logging.getLogger("toolgrade.runner")
 
@@ -86,7 +94,8 @@ async def get_ready(
         progress: where notices go.
 
     Raises:
-        BackendUnreachable: the server stopped answering before the warm-up.
+        BackendUnreachable: the server stopped answering before the warm-up, or took the
+            warm-up request and sent no answer within `options.warmup_limit` seconds.
     """
     ready = Ready(header=header, options=options)
     if isinstance(backend, EndpointPool) and backend.resting():
@@ -108,7 +117,13 @@ async def get_ready(
         _notice(ready, progress, "concurrency_capped", message, requested=options.concurrency)
         ready.options = dataclasses.replace(options, concurrency=concurrency)
     if options.warmup and info.url is not None and cases:
-        warmed = await _warm(suite, cases[0], backend=backend, build=warmup_backend, stop=stop)
+        limit = options.warmup_limit
+        url = header.backend.get("base_url")
+        where = url if isinstance(url, str) else info.url
+        notify(progress, "note: " + announcement(header.model, where, limit))
+        warmed = await _warm(
+            suite, cases[0], backend=backend, build=warmup_backend, stop=stop, limit=limit
+        )
         if warmed is not None:  # None: stopped during the warm-up; the run stops too
             outcome, record = warmed
             server["warmup"] = record
@@ -126,6 +141,7 @@ async def _warm(
     backend: Backend,
     build: WarmupBackend | None,
     stop: asyncio.Event,
+    limit: float,
 ) -> tuple[WarmUp, JsonObject] | None:
     """The warm-up and its record; several endpoints are each warmed up (they all start cold)."""
     # A conversation warms up like a case: its system prompt and first turn's tools.
@@ -133,8 +149,8 @@ async def _warm(
     own = build() if build is not None else backend
     try:
         if isinstance(backend, EndpointPool) and isinstance(own, EndpointPool):
-            return await _warm_endpoints(backend, own, request, stop=stop)
-        outcome = await warm_up(own, request, stop=stop, limit=WARMUP_LIMIT)
+            return await _warm_endpoints(backend, own, request, stop=stop, limit=limit)
+        outcome = await warm_up(own, request, stop=stop, limit=limit)
         return None if outcome is None else (outcome, outcome.to_json())
     finally:
         if own is not backend:
@@ -142,7 +158,12 @@ async def _warm(
 
 
 async def _warm_endpoints(
-    pool: EndpointPool, own: EndpointPool, request: ChatRequest, *, stop: asyncio.Event
+    pool: EndpointPool,
+    own: EndpointPool,
+    request: ChatRequest,
+    *,
+    stop: asyncio.Event,
+    limit: float,
 ) -> tuple[WarmUp, JsonObject] | None:
     """Warm every endpoint in rotation at once; their answers' fingerprints must agree.
 
@@ -156,7 +177,7 @@ async def _warm_endpoints(
 
     async def one(url: str) -> WarmUp | BackendUnreachable | None:
         try:
-            return await warm_up(own.pinned(url), request, stop=stop, limit=WARMUP_LIMIT)
+            return await warm_up(own.pinned(url), request, stop=stop, limit=limit)
         except BackendUnreachable as exc:
             return exc
 
@@ -188,3 +209,44 @@ def _notice(
     logger.info("%s", message)
     notify(progress, ("warning: " if event in WARNING_EVENTS else "note: ") + message)
     ready.notices.append((event, message, dict(fields)))
+
+
+async def server_info(backend: Backend) -> ServerInfo:
+    """What the server says about itself; a server that never answers counts as unreachable.
+
+    Raises:
+        BackendUnreachable: nothing answers at the server's address, or the server took
+            the connection and sent no answer within the request timeout.
+    """
+    try:
+        return await backend.server_info()
+    except BackendTimeout as exc:
+        raise BackendUnreachable(
+            f"the server took the connection but sent no answer: {exc.message}"
+        ) from None
+
+
+def doctor_hint(backend: Backend) -> str:
+    """The `toolgrade doctor` command that checks a run's server.
+
+    Examples:
+        >>> from toolgrade.backends import BackendSettings, create_backend
+        >>> settings = BackendSettings(base_url="http://127.0.0.1:9/v1")
+        >>> doctor_hint(create_backend("vllm/m", settings))
+        'check the server with: toolgrade doctor --model vllm/m --base-url http://127.0.0.1:9/v1'
+    """
+    command = f"toolgrade doctor --model {backend.provider}/{backend.model}"
+    url = backend.settings().get("base_url")
+    if isinstance(url, str) and url:
+        command += f" --base-url {url}"
+    return f"check the server with: {command}"
+
+
+def with_doctor_hint(exc: BackendUnreachable, backend: Backend) -> BackendUnreachable:
+    """The same error, its message ending with the `toolgrade doctor` command."""
+    hint = doctor_hint(backend)
+    if "toolgrade doctor" in exc.message:
+        return exc
+    error = BackendUnreachable(f"{exc.message}; {hint}")
+    error.url = exc.url
+    return error

@@ -1,4 +1,4 @@
-"""The warm-up: one untimed request before the cases, so that no case pays a cold start.
+"""The warm-up: one request before the cases, so that no case pays a cold start.
 
 A local server answering its first request pays for loading the model and for the
 prefill of the whole prompt; with a dozen tool schemas that is thousands of tokens,
@@ -8,7 +8,10 @@ chat template, so one request carrying the suite's system prompt and tools makes
 cases that follow pay only for their own messages.
 
 The warm-up is not a case: it is never judged, and its latency is recorded with the
-server's identity (`RunResult.server["warmup"]`).
+server's identity (`RunResult.server["warmup"]`). It is not bound by `--timeout`, but by
+its own limit (`RunOptions.warmup_limit`, `--warmup-timeout`): a server that takes the
+request and never answers stops the run as an unreachable one does, instead of holding
+it in silence.
 """
 
 from __future__ import annotations
@@ -21,16 +24,20 @@ from dataclasses import dataclass
 
 from toolgrade._json import JsonObject
 from toolgrade.backends import Backend, ChatRequest, NameMap
-from toolgrade.errors import BackendUnreachable
+from toolgrade.errors import BackendTimeout, BackendUnreachable
 from toolgrade.suite import AnyCase, Suite
 
-__all__ = ["WARMUP_LIMIT", "WARMUP_PROMPT", "WarmUp", "warm_up", "warmup_request"]
+__all__ = [
+    "WARMUP_PROMPT",
+    "WarmUp",
+    "announcement",
+    "stalled_message",
+    "warm_up",
+    "warmup_request",
+]
 
 logger = logging.getLogger("toolgrade.runner")
 
-WARMUP_LIMIT = 600.0
-"""Seconds the warm-up may take. Not `--timeout`: the point is to let the first request
-be slow. Still bounded, so that a hung server cannot hold an unattended run forever."""
 WARMUP_PROMPT = "Reply with the single word OK."
 """The warm-up's user message: short to answer, and no case's prompt."""
 
@@ -56,6 +63,21 @@ class WarmUp:
         return f"warm-up failed after {seconds:.1f} s ({self.error}); running the cases anyway"
 
 
+def announcement(model: str, url: str, limit: float) -> str:
+    """The line shown when the warm-up starts (it may take a while, in silence).
+
+    Examples:
+        >>> print(announcement("llamacpp/qwen", "http://localhost:8080/v1", 120.0))
+        ... # doctest: +NORMALIZE_WHITESPACE
+        warming up llamacpp/qwen at http://localhost:8080/v1 (the first request loads
+        the model; up to 120 s, --warmup-timeout)
+    """
+    return (
+        f"warming up {model} at {url} (the first request loads the model;"
+        f" up to {limit:g} s, --warmup-timeout)"
+    )
+
+
 def warmup_request(suite: Suite, case: AnyCase, *, safe_names: bool) -> ChatRequest:
     """The warm-up request: `case`'s system prompt and tools, and a neutral user message.
 
@@ -74,15 +96,16 @@ def warmup_request(suite: Suite, case: AnyCase, *, safe_names: bool) -> ChatRequ
 
 
 async def warm_up(
-    backend: Backend, request: ChatRequest, *, stop: asyncio.Event, limit: float = WARMUP_LIMIT
+    backend: Backend, request: ChatRequest, *, stop: asyncio.Event, limit: float
 ) -> WarmUp | None:
-    """Send the warm-up request and wait for it, or for `stop`.
+    """Send the warm-up request and wait for it (at most `limit` seconds), or for `stop`.
 
     Returns:
         How it went; None when `stop` was set first (the request is cancelled).
 
     Raises:
-        BackendUnreachable: nothing answers at the server's address.
+        BackendUnreachable: nothing answers at the server's address, or the server took
+            the request and sent no answer within `limit` seconds.
     """
     started = time.perf_counter()
     ask = asyncio.ensure_future(_ask(backend, request, limit=limit))
@@ -102,15 +125,28 @@ async def warm_up(
 
 
 async def _ask(backend: Backend, request: ChatRequest, *, limit: float) -> str | None:
-    """None when an answer came, else why not (unreachable servers raise)."""
+    """None when an answer came, else why not (unreachable and stalled servers raise)."""
     try:
         async with asyncio.timeout(limit):
             reply = await backend.complete(request)
     except BackendUnreachable:
         raise
-    except TimeoutError:
-        return f"no answer within {limit:g} s"
+    except (TimeoutError, BackendTimeout):
+        raise BackendUnreachable(stalled_message(limit)) from None
     except Exception as exc:  # the warm-up must not end the run: the cases will tell
         logger.info("warm-up failed: %s: %s", type(exc).__name__, exc)
         return str(exc) or type(exc).__name__
     return reply.error
+
+
+def stalled_message(limit: float) -> str:
+    """The error of a server that took the warm-up request and sent no answer in time.
+
+    Examples:
+        >>> stalled_message(120.0).startswith("the server took the warm-up request")
+        True
+    """
+    return (
+        f"the server took the warm-up request but sent no answer within {limit:g} s: it is"
+        " stuck, or still loading the model (allow it longer with --warmup-timeout)"
+    )

@@ -12,7 +12,11 @@ import toolgrade
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade.cli._options import JsonFlag, with_options
 from toolgrade.cli._selection import SelectionOptions
-from toolgrade.conversation._suite_check import ConversationProblem, check_conversations
+from toolgrade.conversation._suite_check import (
+    CHECK_TIMEOUT,
+    ConversationProblem,
+    check_conversations,
+)
 from toolgrade.suite import Conversation
 
 __all__ = ["app"]
@@ -224,19 +228,37 @@ def check(
         list[str], typer.Argument(help="Suite files, folders or built-in names to check.")
     ],
     as_json: JsonFlag = False,
+    timeout: Annotated[
+        float,
+        typer.Option(
+            min=0.001,
+            help="Seconds each replay of a conversation may take (a Python environment's"
+            " code that loops or hangs is a problem after that).",
+        ),
+    ] = CHECK_TIMEOUT,
 ) -> None:
     """Validate suites and replay every conversation's reference; exit 2 when any is refused.
 
     A suite is refused when it is invalid, when a reference fails its own checks, when a
-    model that never calls a tool would pass, or when two replays of an environment
-    differ. Loading a suite's Python environment runs its code: check only suites you trust.
+    model that never calls a tool would pass, when two replays of an environment differ,
+    or when its environment raises or takes longer than --timeout. Loading a suite's
+    Python environment runs its code: check only suites you trust. Ctrl-C stops the
+    check (exit 130).
     """
+    try:
+        _check(sources, as_json=as_json, timeout=timeout)
+    except KeyboardInterrupt:
+        typer.echo("interrupted: suite check stopped", err=True)
+        raise typer.Exit(130) from None
+
+
+def _check(sources: list[str], *, as_json: bool, timeout: float) -> None:
     report: list[JsonValue] = []
     refused = False
     for source in sources:
         try:
             suite = toolgrade.load_suite(source)
-            problems = check_conversations(suite, base_dir=suite.source_dir)
+            problems = check_conversations(suite, base_dir=suite.source_dir, timeout=timeout)
         except toolgrade.SuiteError as exc:
             refused = True
             lines = list(exc.problems) or [str(exc)]

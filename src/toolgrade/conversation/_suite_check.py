@@ -11,6 +11,11 @@ For each conversation with a `reference`, three replays through its environment:
 
 A conversation without a reference cannot be checked: that is a warning, not a refusal.
 
+A Python environment runs the suite's code, so every step (loading the class, each
+replay with its judging) runs in a bounded worker thread, as in a run: a method that
+loops or hangs becomes a `timeout` problem after `timeout` seconds, and Ctrl-C stops the
+check at once.
+
 Examples:
     >>> from toolgrade.suite import load_suite
     >>> [p.render() for p in check_conversations(load_suite("coding-agent"), base_dir=None)]
@@ -19,12 +24,13 @@ Examples:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol, TypeVar
 
 from toolgrade._json import JsonValue
+from toolgrade._threads import BoundedPool, default_pool
 from toolgrade._transcript import FirstFailure, Step
 from toolgrade.conversation._environments import environment_factory
 from toolgrade.conversation._judge import judge_conversation
@@ -33,13 +39,25 @@ from toolgrade.conversation._types import EnvironmentFactory
 from toolgrade.errors import SuiteError
 from toolgrade.suite import Conversation, Suite
 
-__all__ = ["ConversationProblem", "ProblemKind", "check_conversation", "check_conversations"]
+__all__ = [
+    "CHECK_TIMEOUT",
+    "ConversationProblem",
+    "ProblemKind",
+    "check_conversation",
+    "check_conversations",
+]
+
+T = TypeVar("T")
+
+CHECK_TIMEOUT = 60.0
+"""Seconds each step of a conversation's check may take by default (as `run --timeout`)."""
 
 ProblemKind = Literal[
     "reference_fails",
     "passes_without_calls",
     "not_deterministic",
     "environment",
+    "timeout",
     "no_reference",
 ]
 """What `suite check` found wrong with a conversation:
@@ -47,9 +65,18 @@ ProblemKind = Literal[
 - `reference_fails`: the reference fails the conversation's own checks;
 - `passes_without_calls`: a model that never calls a tool would pass;
 - `not_deterministic`: two replays of the reference differ;
-- `environment`: the environment cannot be built (or a check is malformed);
+- `environment`: the environment cannot be built, or its code raised (or a check is
+  malformed);
+- `timeout`: loading the environment, or a replay of the reference, took longer than
+  the time allowed (a method or `state()` that loops or hangs);
 - `no_reference`: there is no reference, so nothing can be checked (a warning).
 """
+
+
+class _Bounded(Protocol):
+    """Runs one step of a check in a worker thread, bounded in time."""
+
+    def __call__(self, step: Callable[[], T], /) -> T: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,13 +103,21 @@ class ConversationProblem:
         return f"warning: {text}" if self.warning else text
 
 
-def check_conversations(suite: Suite, *, base_dir: Path | None) -> list[ConversationProblem]:
+def check_conversations(
+    suite: Suite,
+    *,
+    base_dir: Path | None,
+    timeout: float = CHECK_TIMEOUT,
+    workers: BoundedPool | None = None,
+) -> list[ConversationProblem]:
     """Check every conversation of a suite (single-prompt cases are not looked at).
 
     Args:
         suite: the suite.
         base_dir: the suite's folder, where Python environments are looked for first
             (None for a built-in suite).
+        timeout: seconds each step may take (loading the environment, each replay).
+        workers: the worker threads the steps run in (default: the process-wide pool).
 
     Returns:
         The problems and warnings, conversation by conversation in file order; the suite
@@ -90,12 +125,19 @@ def check_conversations(suite: Suite, *, base_dir: Path | None) -> list[Conversa
     """
     problems: list[ConversationProblem] = []
     for conversation in suite.conversations:
-        problems += check_conversation(suite, conversation, base_dir=base_dir)
+        problems += check_conversation(
+            suite, conversation, base_dir=base_dir, timeout=timeout, workers=workers
+        )
     return problems
 
 
 def check_conversation(
-    suite: Suite, conversation: Conversation, *, base_dir: Path | None
+    suite: Suite,
+    conversation: Conversation,
+    *,
+    base_dir: Path | None,
+    timeout: float = CHECK_TIMEOUT,
+    workers: BoundedPool | None = None,
 ) -> list[ConversationProblem]:
     """Check one conversation: its reference passes, no calls fail, replays agree.
 
@@ -103,38 +145,63 @@ def check_conversation(
         suite: the suite the conversation is in.
         conversation: the conversation.
         base_dir: the suite's folder (Python environments), None for a built-in suite.
+        timeout: seconds each step may take (loading the environment, each replay).
+        workers: the worker threads the steps run in (default: the process-wide pool).
 
     Returns:
         Its problems (empty when it holds up).
+
+    Raises:
+        KeyboardInterrupt: Ctrl-C while a step runs (its thread is stopped).
     """
     cid = conversation.id
     if conversation.reference is None:
         message = "has no reference, so suite check cannot replay it"
         return [ConversationProblem(cid, "no_reference", message, warning=True)]
+    pool = workers or default_pool()
+
+    def bounded(step: Callable[[], T]) -> T:
+        return pool.call_sync(step, timeout=timeout)
+
     try:
-        return _check(
-            suite, conversation, environment_factory(suite, conversation, base_dir=base_dir)
-        )
+        factory = bounded(lambda: environment_factory(suite, conversation, base_dir=base_dir))
+        return _check(suite, conversation, factory, bounded)
     except SuiteError as exc:
         return [ConversationProblem(cid, "environment", _error_text(exc))]
+    except TimeoutError:
+        message = (
+            f"the environment took longer than {timeout:g} s (a method or state() loops"
+            " or hangs; allow it longer with --timeout)"
+        )
+        return [ConversationProblem(cid, "timeout", message)]
+    except Exception as exc:  # the suite's own code failed outside a tool call
+        message = f"the environment raised {type(exc).__name__}: {exc}"
+        return [ConversationProblem(cid, "environment", message)]
 
 
 def _check(
-    suite: Suite, conversation: Conversation, factory: EnvironmentFactory
+    suite: Suite,
+    conversation: Conversation,
+    factory: EnvironmentFactory,
+    bounded: _Bounded,
 ) -> list[ConversationProblem]:
     cid = conversation.id
     problems: list[ConversationProblem] = []
-    first = replay_reference(suite, conversation, factory)
-    failure = _failure(suite, conversation, first)
+
+    def replay(*, no_calls: bool = False) -> tuple[ReferenceReplay, FirstFailure | None]:
+        done = replay_reference(suite, conversation, factory, no_calls=no_calls)
+        return done, _failure(suite, conversation, done)
+
+    first, failure = bounded(replay)
     if failure is not None:
         message = f"the reference fails its own checks: {_describe(failure)}"
         problems.append(ConversationProblem(cid, "reference_fails", message))
-    silent = replay_reference(suite, conversation, factory, no_calls=True)
-    if _failure(suite, conversation, silent) is None:
+    _, silent_failure = bounded(lambda: replay(no_calls=True))
+    if silent_failure is None:
         message = "passes with no tool call at all: its checks do not need any tool use"
         problems.append(ConversationProblem(cid, "passes_without_calls", message))
-    second = replay_reference(suite, conversation, factory)
-    difference = _replay_difference(first, second)
+    second, _ = bounded(replay)
+    difference = bounded(lambda: _replay_difference(first, second))
     if difference is not None:
         message = f"the environment is not deterministic: {difference}"
         problems.append(ConversationProblem(cid, "not_deterministic", message))

@@ -1,4 +1,9 @@
-"""Side-by-side argument views of expected and actual calls, differences marked."""
+"""Side-by-side argument views of expected and actual calls, differences marked.
+
+A single case's calls are paired as its judge paired them. A conversation's are paired
+turn by turn, as each turn was judged (its `TurnPair`s); a call made in a turn that
+expected nothing in particular is listed as `unchecked`.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from toolgrade._transcript import ConversationRecord, TurnResult
 from toolgrade._vocab import Mismatch, ToolCall
 from toolgrade.report._view import clip, json_text
 from toolgrade.results import CaseResult
@@ -40,8 +46,12 @@ class PairView:
     actual: str | None
     """Actual tool name; None for a missed expected call."""
     verdict: str
-    """The pair's verdict (`correct`, `wrong_args`, `wrong_tool`, `missed`, `extra`)."""
+    """The pair's verdict (`correct`, `wrong_args`, `wrong_tool`, `missed`, `extra`;
+    `unpaired` for calls lined up by position, `unchecked` for a conversation's call
+    in a turn that expected no particular calls)."""
     rows: tuple[ArgRow, ...]
+    turn: int | None = None
+    """The conversation turn (from 1) the pair belongs to; None for a single case."""
 
 
 def _flagged(details: Sequence[Mismatch]) -> set[str]:
@@ -100,6 +110,8 @@ def _pairs(result: CaseResult) -> list[_Pair]:
 
 def pair_views(result: CaseResult) -> tuple[PairView, ...]:
     """Pair the case's calls (as the judge paired them) and mark argument differences."""
+    if result.conversation is not None:
+        return _conversation_views(result.conversation)
     views = []
     for e_i, a_i, verdict, keys in _pairs(result):
         exp = result.expected[e_i] if e_i is not None and e_i < len(result.expected) else None
@@ -113,3 +125,37 @@ def pair_views(result: CaseResult) -> tuple[PairView, ...]:
             )
         )
     return tuple(views)
+
+
+def _conversation_views(record: ConversationRecord) -> tuple[PairView, ...]:
+    """Every turn's pairs, as the turn was judged; the calls of unchecked turns as such."""
+    views: list[PairView] = []
+    for turn in record.turns:
+        views += _turn_views(turn)
+    return tuple(views)
+
+
+def _turn_views(turn: TurnResult) -> list[PairView]:
+    calls = turn.calls
+    number = turn.index + 1
+    if not turn.pairs:
+        return [PairView(None, c.name, "unchecked", _rows(None, c, set()), number) for c in calls]
+    views = []
+    for p in turn.pairs:
+        exp = _at(turn.expected, p.expected_index)
+        act = _at(calls, p.actual_index)
+        flagged = _flagged(p.details) if p.verdict == "wrong_args" else set()
+        views.append(
+            PairView(
+                expected=exp.name if exp is not None else None,
+                actual=act.name if act is not None else None,
+                verdict=p.verdict,
+                rows=_rows(exp, act, flagged),
+                turn=number,
+            )
+        )
+    return views
+
+
+def _at(calls: Sequence[ToolCall], index: int | None) -> ToolCall | None:
+    return calls[index] if index is not None and 0 <= index < len(calls) else None

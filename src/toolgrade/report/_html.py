@@ -17,6 +17,7 @@ import jinja2
 import markupsafe
 
 from toolgrade._json import JsonValue
+from toolgrade._transcript import ConversationRecord
 from toolgrade.report._charts import Chart, bar_chart
 from toolgrade.report._conversation_html import conversation_panels
 from toolgrade.report._conversation_summary import summary_rows
@@ -44,6 +45,17 @@ _TEMPLATES = "templates"
 
 
 @dataclass(frozen=True, slots=True)
+class RawStep:
+    """One step's raw output in a conversation's failure row."""
+
+    title: str
+    """`Turn 1, step 2`."""
+    parts: tuple[RawPart, ...]
+    """Empty when the step has no answer (`note` says why)."""
+    note: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class FailureRow:
     """One failed (or unscored) case as the failure table shows it."""
 
@@ -62,6 +74,8 @@ class FailureRow:
     prompt: str
     raw: tuple[RawPart, ...] | None
     """The raw output as text, reasoning and calls (one JSON part if unrecognised)."""
+    raw_steps: tuple[RawStep, ...]
+    """A conversation's raw output, step by step (empty for a single case)."""
     pairs: tuple[PairView, ...]
     details: tuple[tuple[str, str, str, str, str], ...]
     """(path, reason, expected JSON, actual JSON) of every argument difference."""
@@ -123,6 +137,7 @@ def _row(case: CaseView) -> FailureRow:
         search=clip(search, _SEARCH_CHARS).lower(),
         prompt=terminal_safe(clip(prompt, _TEXT_CHARS)),
         raw=None if r.raw_response is None else _raw(r.raw_response),
+        raw_steps=() if r.conversation is None else _raw_steps(r.conversation),
         pairs=pair_views(r),
         details=tuple(
             (
@@ -142,6 +157,30 @@ def _row(case: CaseView) -> FailureRow:
 def _raw(raw: JsonValue) -> tuple[RawPart, ...]:
     parts = clip_parts(group_calls(raw_parts(raw)), _TEXT_CHARS)
     return tuple(RawPart(p.kind, terminal_safe(p.text)) for p in parts)
+
+
+def _raw_steps(record: ConversationRecord) -> tuple[RawStep, ...]:
+    """Every step's raw output, titled by turn and step, all cut to one budget."""
+    out: list[RawStep] = []
+    steps = [(t.index, i, s) for t in record.turns for i, s in enumerate(t.steps)]
+    left = _TEXT_CHARS
+    for n, (turn, index, step) in enumerate(steps):
+        title = f"Turn {turn + 1}, step {index + 1}"
+        if left <= 0:
+            rest = len(steps) - n
+            out.append(RawStep(f"{rest} more step{'s' if rest > 1 else ''}", (), _CUT_NOTE))
+            break
+        if step.raw_response is None:
+            why = f"no answer: {clip(step.error, 500)}" if step.error else "no answer recorded"
+            out.append(RawStep(title, (), terminal_safe(why)))
+            continue
+        parts = clip_parts(group_calls(raw_parts(step.raw_response)), left)
+        left -= sum(len(p.text) for p in parts)
+        out.append(RawStep(title, tuple(RawPart(p.kind, terminal_safe(p.text)) for p in parts)))
+    return tuple(out)
+
+
+_CUT_NOTE = "cut here: the JSON report keeps every step"
 
 
 def _json_or_blank(value: JsonValue, blank: bool) -> str:

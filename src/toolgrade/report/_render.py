@@ -12,7 +12,7 @@ from toolgrade._registry import Registry
 from toolgrade.compare import Comparison
 from toolgrade.errors import ConfigError, describe_os_error
 from toolgrade.metrics import RunMetrics
-from toolgrade.report._view import ReportInput, build_input
+from toolgrade.report._view import FAILURES_SHOWN, ReportInput, build_input
 from toolgrade.results import RunResult
 
 __all__ = [
@@ -79,6 +79,7 @@ def render_report(
     *,
     comparison: Comparison | None = None,
     metrics: RunMetrics | None = None,
+    max_failures: int | None = FAILURES_SHOWN,
 ) -> str:
     """Render a run as a report.
 
@@ -90,12 +91,16 @@ def render_report(
             as the report's "vs Baseline" part.
         metrics: the run's metrics when already computed (`compute_metrics(run)`);
             computed here otherwise.
+        max_failures: the failures the text report details (50 by default; as many
+            again for timeouts and errors), the rest counted by status; None details
+            every one. The other formats have their own bounds (the HTML and JSON
+            reports list every case).
 
     Returns:
         The report's text (the HTML report is one self-contained page).
 
     Raises:
-        ConfigError: unknown format.
+        ConfigError: unknown format, or a negative `max_failures`.
 
     Examples:
         >>> text = render_report(run, "text")  # doctest: +SKIP
@@ -109,7 +114,11 @@ def render_report(
             " a plug-in adds one through the 'toolgrade.reports' entry-point group, or call"
             " register_report (see docs/extending.md)"
         )
-    return writer(build_input(run, metrics=metrics, comparison=comparison))
+    if max_failures is not None and max_failures < 0:
+        raise ConfigError(f"max_failures must be 0 or more (None: all), got {max_failures}")
+    return writer(
+        build_input(run, metrics=metrics, comparison=comparison, max_failures=max_failures)
+    )
 
 
 def write_report(
@@ -119,6 +128,7 @@ def write_report(
     *,
     comparison: Comparison | None = None,
     metrics: RunMetrics | None = None,
+    max_failures: int | None = FAILURES_SHOWN,
 ) -> Path:
     """Render a run as a report and write it to a file (UTF-8), replacing it atomically.
 
@@ -132,6 +142,7 @@ def write_report(
         path: the file to write; missing parent folders are created.
         comparison: as for `render_report`.
         metrics: as for `render_report`.
+        max_failures: as for `render_report`.
 
     Returns:
         The path written.
@@ -139,7 +150,9 @@ def write_report(
     Raises:
         ConfigError: unknown format, or the file cannot be written.
     """
-    text = render_report(run, format, comparison=comparison, metrics=metrics)
+    text = render_report(
+        run, format, comparison=comparison, metrics=metrics, max_failures=max_failures
+    )
     target = Path(path)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)

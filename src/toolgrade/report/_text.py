@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 from toolgrade._health import timeout_warning
@@ -58,8 +59,8 @@ def render_text(data: ReportInput) -> str:
     changed = changed_cases(m)
     if changed:
         lines += ["", "Changed Between Tries:", *(f"  {terminal_safe(c)}" for c in changed)]
-    lines += _failures("Failures", data.failures)
-    lines += _failures("Timeouts and Errors", data.unscored)
+    lines += _failures("Failures", data.failures, data.max_failures, run.run_id)
+    lines += _failures("Timeouts and Errors", data.unscored, data.max_failures, run.run_id)
     if data.comparison is not None:
         lines += _baseline(data.comparison)
     return "\n".join(lines) + "\n"
@@ -120,11 +121,13 @@ def _breakdown(title: str, rows: Sequence[Breakdown], *, headings: bool) -> list
     return out
 
 
-def _failures(title: str, cases: Sequence[CaseView]) -> list[str]:
+def _failures(title: str, cases: Sequence[CaseView], limit: int | None, run_id: str) -> list[str]:
+    """Each case in detail, up to `limit`; the rest counted by status."""
     if not cases:
         return []
+    shown = cases if limit is None else cases[:limit]
     out = ["", f"{title}:"]
-    for case in cases:
+    for case in shown:
         r = case.result
         out.append(f"  {terminal_safe(case.name)}: {terminal_safe(case.headline)}")
         if r.conversation is not None:
@@ -140,6 +143,15 @@ def _failures(title: str, cases: Sequence[CaseView]) -> list[str]:
         # cut to a few characters), and a detail must never be lost.
         for mismatch in r.details:
             out += _field("Diff", mismatch.describe(), _FIELD_CHARS)
+    rest = len(cases) - len(shown)
+    if rest:
+        counts = Counter(c.result.status.value for c in cases[len(shown) :])
+        tally = " · ".join(f"{status} {n:,}" for status, n in counts.most_common())
+        out.append(
+            f"  ... and {rest:,} more {title.lower()} ({tally}): the HTML and JSON reports"
+            f" list every one (toolgrade report {terminal_safe(run_id)} --format html"
+            " -o report.html)"
+        )
     return out
 
 

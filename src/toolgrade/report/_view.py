@@ -21,6 +21,7 @@ from toolgrade.results import CaseResult, RunResult, Status
 
 __all__ = [
     "CUT_OFF",
+    "FAILURES_SHOWN",
     "NO_CALL",
     "CaseView",
     "ReportInput",
@@ -37,6 +38,9 @@ __all__ = [
     "terminal_safe",
 ]
 
+FAILURES_SHOWN = 50
+"""Failures (and, apart, timeouts and errors) the text report details by default; the
+rest are counted by status. The HTML and JSON reports list every one."""
 NO_CALL = "(no tool call)"
 CUT_OFF = "answer cut off at the token limit"
 """The mark of a case whose answer the server stopped at the token limit."""
@@ -153,6 +157,9 @@ class ReportInput:
     comparison: Comparison | None
     cases: tuple[CaseView, ...]
     """Every result of the run, in run order."""
+    max_failures: int | None = FAILURES_SHOWN
+    """Failures the text report details (the same again for timeouts and errors); None:
+    every one."""
 
     @property
     def failures(self) -> tuple[CaseView, ...]:
@@ -178,7 +185,11 @@ class ReportInput:
 
 
 def build_input(
-    run: RunResult, *, metrics: RunMetrics | None, comparison: Comparison | None
+    run: RunResult,
+    *,
+    metrics: RunMetrics | None,
+    comparison: Comparison | None,
+    max_failures: int | None = FAILURES_SHOWN,
 ) -> ReportInput:
     """Compute the metrics (unless given) and every case's display name and reason."""
     repeated = run.repeat > 1 or any(r.repeat for r in run.results)
@@ -195,6 +206,7 @@ def build_input(
         metrics=metrics if metrics is not None else compute_metrics(run),
         comparison=comparison,
         cases=cases,
+        max_failures=max_failures,
     )
 
 

@@ -4,8 +4,11 @@ It is deliberately simple and deterministic — rules instead of a language mode
 example runs anywhere. A real agent would send `messages` and `tools` to a model and
 return the assistant message it got back; toolgrade accepts that unchanged.
 
-toolgrade calls it through the `python/` backend:
-    toolgrade run --suite examples/agent/suite.json --model python/file_agent:respond
+toolgrade calls it through the `python/` backend, which imports the module from the
+current folder. From the repository root:
+    toolgrade run --suite examples/agent/suite.json --model python/examples.agent.file_agent:respond
+From this folder:
+    toolgrade run --suite suite.json --model python/file_agent:respond
 """
 
 from __future__ import annotations

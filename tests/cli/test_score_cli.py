@@ -98,7 +98,7 @@ def test_cli_score_stdin_over_bound_exits_two(monkeypatch: pytest.MonkeyPatch) -
     from toolgrade.cli import _io
 
     monkeypatch.setattr(_io, "MAX_INPUT_BYTES", 10)
-    result = runner.invoke(app, ["score", "-", "-"], input="[" + " " * 20 + "]")
+    result = runner.invoke(app, ["score", "-"], input="[" + " " * 20 + "]")
     assert result.exit_code == 2
     assert result.output.strip() == "error: <stdin>: larger than 10 bytes"
 

@@ -12,12 +12,43 @@ from typing import Any, Literal
 
 from toolgrade._vocab import Rubric, ToolCall
 from toolgrade.calls import as_call, as_calls
-from toolgrade.errors import InputError
+from toolgrade.errors import ConfigError, InputError
 from toolgrade.extract import Extraction, extract_calls
 from toolgrade.results import CaseResult, Status
 from toolgrade.suite import Case, ToolSpec
 
-__all__ = ["assert_tool_calls", "format_failure", "judge_calls"]
+__all__ = ["assert_tool_calls", "fraction_bound", "format_failure", "judge_calls"]
+
+
+def fraction_bound(name: str, value: object) -> float:
+    """A score or accuracy bound: a number from 0 to 1 (0.9 means 90%).
+
+    A bound over 1 could never be reached and one under 0 could never fail, so both
+    are refused, as are booleans, NaN and anything not a number.
+
+    Args:
+        name: the option, for the message (`min_accuracy`, `min_score`).
+        value: the value given.
+
+    Returns:
+        The bound as a float.
+
+    Raises:
+        ConfigError: the value is not a number from 0 to 1.
+
+    Examples:
+        >>> fraction_bound("min_score", 0.5)
+        0.5
+        >>> fraction_bound("bound", 90)
+        Traceback (most recent call last):
+        ...
+        toolgrade.errors.ConfigError: bound must be a fraction from 0 to 1 (0.9 for 90%), got 90
+    """
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        bound = float(value)
+        if 0.0 <= bound <= 1.0:  # NaN is neither
+            return bound
+    raise ConfigError(f"{name} must be a fraction from 0 to 1 (0.9 for 90%), got {value!r}")
 
 
 def _actual(actual: object, tools: Sequence[ToolSpec] | None) -> Extraction | tuple[ToolCall, ...]:
@@ -95,8 +126,8 @@ def assert_tool_calls(
             use matchers such as `{"$regex": "..."}`.
         rubric: `binary`, `partial` or `f1`.
         order: `any`, or `strict` when the calls must come in order.
-        min_score: pass when the rubric's score reaches this bound instead of requiring
-            an exactly correct case.
+        min_score: pass when the rubric's score reaches this bound (from 0 to 1)
+            instead of requiring an exactly correct case.
         tools: tool definitions (OpenAI or flat form, or `ToolSpec`) whose schemas guide
             value comparison; by default every named tool is offered with an open schema.
         strict: fail on arguments the expectation does not mention.
@@ -107,6 +138,7 @@ def assert_tool_calls(
     Raises:
         AssertionError: the calls do not match; the message shows which calls matched,
             which arguments differ (path, expected, actual), and what is missing or extra.
+        ConfigError: `min_score` is not a number from 0 to 1.
 
     Examples:
         >>> assert_tool_calls([{"name": "read_file", "arguments": {"path": "./a.md"}}],
@@ -114,6 +146,8 @@ def assert_tool_calls(
         <Status.CORRECT: 'correct'>
     """
     __tracebackhide__ = True  # pytest shows the failing test, not toolgrade's frames
+    if min_score is not None:
+        min_score = fraction_bound("min_score", min_score)
     exp: Any = [] if expected is None else expected
     if isinstance(exp, ToolCall | Mapping):
         exp = [exp]

@@ -30,12 +30,16 @@ if TYPE_CHECKING:
     from toolgrade.results import RunResult
 
 __all__ = [
+    "FAILURES_SHOWN",
     "SuiteOutcome",
     "assert_tool_calls",
     "pytest_configure",
     "pytest_runtest_call",
     "toolgrade_suite",
 ]
+
+FAILURES_SHOWN = 50
+"""Failures listed in the message of a suite below its `min_accuracy`; a count follows."""
 
 _OWN_KEYS = frozenset({"suite", "model", "min_accuracy", "persist"})
 """The marker's own keywords; the others are options of `toolgrade run` (see `_keys`)."""
@@ -87,12 +91,25 @@ def toolgrade_suite(request: pytest.FixtureRequest) -> SuiteOutcome:
         problem = known[key].problem(key, value) if key in known else None
         if problem is not None:
             pytest.fail(f"toolgrade marker option {problem}", pytrace=False)
+    bound = _bound(options.get("min_accuracy"))  # checked before the suite runs
     outcome = _run(options, selection_keys=tuple(selection_keys), run_keys=tuple(run_keys))
-    bound = options.get("min_accuracy")
-    if bound is not None and outcome.metrics.accuracy.rate < float(bound):
+    if bound is not None and outcome.metrics.accuracy.rate < bound:
         # Failing here would make pytest report a setup ERROR: leave it for the call.
-        request.node.stash[_SHORTFALL] = _failure_text(outcome, float(bound))
+        request.node.stash[_SHORTFALL] = _failure_text(outcome, bound)
     return outcome
+
+
+def _bound(value: object) -> float | None:
+    """`min_accuracy`: None, or a fraction from 0 to 1; anything else fails the setup."""
+    if value is None:
+        return None
+    from toolgrade.agent._check import fraction_bound
+    from toolgrade.errors import ConfigError
+
+    try:
+        return fraction_bound("min_accuracy", value)
+    except ConfigError as exc:
+        pytest.fail(f"toolgrade marker option {exc}", pytrace=False)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -154,11 +171,15 @@ def _failure_text(outcome: SuiteOutcome, bound: float) -> str:
         f"{bound:.1%} for {outcome.run.model} on {outcome.run.suite_name}",
         "Failures:",
     ]
-    for result in outcome.run.results:
-        if result.status is toolgrade.Status.CORRECT:
-            continue
+    failed = [r for r in outcome.run.results if r.status is not toolgrade.Status.CORRECT]
+    for result in failed[:FAILURES_SHOWN]:
         lines.append(f"  {result.case_id}: {toolgrade.describe_failure(result)}")
         lines.append(f"    prompt:   {json.dumps(result.prompt, ensure_ascii=False)[:300]}")
         lines.append(f"    expected: {[c.to_dict() for c in result.expected]}")
         lines.append(f"    actual:   {[c.to_dict() for c in result.actual]}")
+    if len(failed) > FAILURES_SHOWN:
+        lines.append(
+            f"  ... and {len(failed) - FAILURES_SHOWN:,} more failures (persist=True in the"
+            " marker keeps the run folder, which `toolgrade report FOLDER` shows in full)"
+        )
     return "\n".join(lines)

@@ -9,7 +9,7 @@ from typer.core import TyperOption
 
 import toolgrade
 from toolgrade.cli._lazy import LazyGroup
-from toolgrade.cli._main import resume_collector, version_line
+from toolgrade.cli._main import reader_gone, resume_collector, version_line
 from toolgrade.errors import FileSystemError
 
 __all__ = ["COMMANDS", "app"]
@@ -46,7 +46,9 @@ class _Group(LazyGroup):
 
     An `OSError` that nothing translated on the way (a full disk, a permission, a
     read-only file system) becomes a `FileSystemError` here: one line naming the file
-    and the reason, exit code 2, instead of a traceback.
+    and the reason, exit code 2, instead of a traceback. A broken pipe is not a file
+    system error: standard output's reader went away (`toolgrade ... | head -1`), and
+    the command ends quietly with exit code 1 (`reader_gone`), as typer does for help.
     """
 
     lazy_commands = COMMANDS
@@ -60,6 +62,8 @@ class _Group(LazyGroup):
             return super().invoke(ctx)
         except toolgrade.ToolgradeError as exc:
             raise _fail(exc) from None
+        except BrokenPipeError:
+            reader_gone()
         except OSError as exc:
             raise _fail(FileSystemError.from_os_error(exc)) from exc
 

@@ -6,6 +6,14 @@ about a tenth of a second, before typer would read `--version`; so `main` answer
 from the version string alone. Every other form (`toolgrade --version --help`,
 `toolgrade --help --version`, a misspelt `--vers`) goes to typer, which still has the
 option, so the behaviour is the same as before, only faster in the common case.
+
+A reader that goes away (`toolgrade suite show coding-agent | head -1`) ends any command
+quietly with exit code 1, as Python's advice on SIGPIPE, click and rich do: standard
+output is pointed at the null device, so that no later write nor the interpreter's last
+flush fails again, and nothing is printed (`reader_gone`). The command line catches the
+broken pipe a command meets (`cli/_app.py`: it is not a file system error); typer and
+rich handle the one met printing help the same way; `main` catches the one met by the
+final flush.
 """
 
 from __future__ import annotations
@@ -13,8 +21,20 @@ from __future__ import annotations
 import gc
 import os
 import sys
+from typing import NoReturn
 
-__all__ = ["PausedCollector", "main", "resume_collector", "version_line"]
+__all__ = [
+    "PIPE_CLOSED",
+    "PausedCollector",
+    "main",
+    "reader_gone",
+    "resume_collector",
+    "silence_stdout",
+    "version_line",
+]
+
+PIPE_CLOSED = 1
+"""The exit code when standard output's reader went away (as click and rich exit)."""
 
 _COMPLETE_VAR = "_TOOLGRADE_COMPLETE"
 """Set by a shell asking for completions: then typer answers, whatever the arguments."""
@@ -32,16 +52,49 @@ def version_line() -> str:
     return f"toolgrade {__version__}"
 
 
+def silence_stdout() -> None:
+    """Point standard output at the null device: its reader went away.
+
+    What was written but not yet flushed then goes nowhere, so that no later write and
+    not the interpreter's last flush, at exit, fails again. A stream without a file
+    descriptor (a test runner's) is left alone.
+    """
+    stream = sys.stdout
+    if stream is None:
+        return
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return
+    try:
+        os.dup2(null, stream.fileno())
+    except (OSError, ValueError):  # io.UnsupportedOperation is both
+        pass
+    finally:
+        os.close(null)
+
+
+def reader_gone() -> NoReturn:
+    """End the command quietly (exit 1): standard output's reader went away."""
+    silence_stdout()
+    sys.exit(PIPE_CLOSED)
+
+
 def _print_version() -> None:
     try:
         sys.stdout.write(version_line() + "\n")
         sys.stdout.flush()
     except BrokenPipeError:
-        # The reader went away (`toolgrade --version | true`): exit 1 without a
-        # traceback, as typer does. Standard output is pointed at the null device so
-        # that the interpreter's last flush, at exit, does not fail again.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(1)
+        reader_gone()  # `toolgrade --version | true`
+
+
+def _flush_stdout() -> None:
+    """Flush what is left for standard output; a reader gone by now ends quietly too."""
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except BrokenPipeError:
+        reader_gone()
 
 
 class PausedCollector:
@@ -94,4 +147,7 @@ def main() -> None:
     with _STARTUP:
         from toolgrade.cli._app import app
 
-        app()
+        try:
+            app()
+        finally:
+            _flush_stdout()

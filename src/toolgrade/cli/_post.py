@@ -3,7 +3,8 @@
 In order: resolve the baseline (before saving, so that a tag the new run carries can
 not make the run its own baseline), save the run to the history, compare, print the
 text report and the summary line, warn when too many cases timed out, write the
-requested report files, say where the run is, and choose the exit code.
+requested report files, say where the run is, and choose the exit code. A reader of the
+printed report that goes away (`| head`) stops the printing only.
 
 A run in which no case could be scored fails, so that CI does not pass on it: exit code
 2 when the input was the cause (a responses file that answers none of the cases), 3 when
@@ -19,6 +20,7 @@ import typer
 
 import toolgrade
 from toolgrade.backends import NO_RECORDED_RESPONSE
+from toolgrade.cli._main import silence_stdout
 from toolgrade.compare import Comparison
 from toolgrade.errors import BaselineError, ConfigError, SaveError
 from toolgrade.report import report_formats
@@ -94,11 +96,14 @@ def after_run(result: RunResult, options: PostRunOptions) -> int:
         )
     metrics = toolgrade.compute_metrics(result, seed=result.seed or 0)
     if not options.quiet:
-        typer.echo(
-            toolgrade.render_report(result, "text", comparison=comparison, metrics=metrics),
-            nl=False,
-        )
-        typer.echo(f"\nSummary: {run_summary_line(result.results)}")
+        text = toolgrade.render_report(result, "text", comparison=comparison, metrics=metrics)
+        try:
+            typer.echo(text, nl=False)
+            typer.echo(f"\nSummary: {run_summary_line(result.results)}")
+        except BrokenPipeError:
+            # The reader went away (`toolgrade run ... | head`): the run is saved; the
+            # report files are still written and the exit code still tells the outcome.
+            silence_stdout()
     warning = timeout_warning(result)
     if warning is not None:
         # Even with --quiet: the accuracy above measures only the cases that finished.

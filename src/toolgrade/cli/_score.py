@@ -29,6 +29,12 @@ def score(
     as_json: Annotated[bool, typer.Option("--json", help="Print the full result as JSON.")] = False,
 ) -> None:
     """Score actual tool calls against expected ones (call-level precision, recall, F1)."""
+    if expected == "-" and actual == "-":
+        raise toolgrade.InputError(
+            "EXPECTED and ACTUAL are both '-', but standard input can be read only once:"
+            " give one side as a file, or pipe one JSON object"
+            ' {"expected": [...], "actual": [...]} to `toolgrade score -`'
+        )
     exp_name, first = read_json(expected)
     if actual is None:
         if not isinstance(first, dict) or not {"expected", "actual"} <= first.keys():

@@ -23,7 +23,7 @@ def large(run: toolgrade.RunResult) -> toolgrade.RunResult:
     results = [
         base[i % len(base)].model_copy(update={"case_id": f"TC-{i:05d}"}) for i in range(20_000)
     ]
-    return run.model_copy(update={"results": results})
+    return run.model_copy(update={"results": tuple(results)})
 
 
 def _headers(text: str, title: str) -> list[str]:
@@ -49,7 +49,7 @@ def test_text_report_of_large_run_lists_first_failures_and_counts_rest(
     assert f"more failures (wrong_args {wrong_args:,} · " in line  # the most common first
     assert line.endswith(
         f": the HTML and JSON reports list every one (toolgrade report {large.run_id}"
-        " --format html -o report.html)"
+        " --format html -o report.html), and so does this one with --max-failures all"
     )
     assert _headers(text, "Timeouts and Errors") == [r.case_id for r in unscored[:FAILURES_SHOWN]]
     assert f"  ... and {len(unscored) - FAILURES_SHOWN:,} more timeouts and errors (" in text
@@ -72,3 +72,24 @@ def test_text_report_max_failures_zero_only_counts(run: toolgrade.RunResult) -> 
 def test_render_report_negative_max_failures_is_refused(run: toolgrade.RunResult) -> None:
     with pytest.raises(toolgrade.ConfigError, match="max_failures must be 0 or more"):
         toolgrade.render_report(run, "text", max_failures=-1)
+
+
+def test_cli_report_max_failures_all_and_count(
+    large: toolgrade.RunResult, tmp_path: pytest.TempPathFactory
+) -> None:
+    from typer.testing import CliRunner
+
+    from toolgrade.cli import app
+
+    path = tmp_path / "run.json"  # type: ignore[operator]
+    path.write_text(large.model_dump_json(), encoding="utf-8")
+    failures = [r for r in large.results if r.status.scored and r.status != "correct"]
+    runner = CliRunner()
+    every = runner.invoke(app, ["report", str(path), "--max-failures", "all"])
+    assert every.exit_code == 0, every.output
+    assert len(_headers(every.output, "Failures")) == len(failures)
+    three = runner.invoke(app, ["report", str(path), "--max-failures", "3"])
+    assert _headers(three.output, "Failures") == [r.case_id for r in failures[:3]]
+    bad = runner.invoke(app, ["report", str(path), "--max-failures", "-2"])
+    assert bad.exit_code == 2
+    assert "--max-failures must be a number from 0 or 'all', got '-2'" in bad.output

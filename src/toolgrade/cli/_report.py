@@ -9,6 +9,8 @@ import typer
 
 import toolgrade
 from toolgrade.cli._options import DbOption
+from toolgrade.errors import ConfigError
+from toolgrade.report._view import FAILURES_SHOWN
 from toolgrade.suite import Rubric
 
 __all__ = ["report"]
@@ -49,6 +51,14 @@ def report(
         str | None,
         typer.Option(help="Suite to re-judge against (default: the built-in suite of that name)."),
     ] = None,
+    max_failures: Annotated[
+        str,
+        typer.Option(
+            "--max-failures",
+            metavar="N|all",
+            help="Failures the text report details, or all; the rest are counted by status.",
+        ),
+    ] = str(FAILURES_SHOWN),
 ) -> None:
     """Render a run as a text, JSON, Markdown, HTML, JUnit XML or Prometheus report.
 
@@ -66,8 +76,27 @@ def report(
         comparison = toolgrade.compare_runs(
             toolgrade.resolve_run(baseline, db=db), result, threshold=threshold, alpha=alpha
         )
+    shown = _failures_shown(max_failures)
     if output is None:
-        typer.echo(toolgrade.render_report(result, fmt, comparison=comparison), nl=False)
+        text = toolgrade.render_report(result, fmt, comparison=comparison, max_failures=shown)
+        typer.echo(text, nl=False)
         return
-    written = toolgrade.write_report(result, fmt, output, comparison=comparison)
+    written = toolgrade.write_report(result, fmt, output, comparison=comparison, max_failures=shown)
     typer.echo(f"wrote {fmt} report to {written}", err=True)
+
+
+def _failures_shown(value: str) -> int | None:
+    """`--max-failures`: a count from 0, or `all` (None).
+
+    Raises:
+        ConfigError: neither.
+    """
+    if value.strip().lower() == "all":
+        return None
+    try:
+        count = int(value)
+    except ValueError:
+        count = -1
+    if count < 0:
+        raise ConfigError(f"--max-failures must be a number from 0 or 'all', got {value!r}")
+    return count

@@ -150,7 +150,7 @@ def _failures(title: str, cases: Sequence[CaseView], limit: int | None, run_id: 
         out.append(
             f"  ... and {rest:,} more {title.lower()} ({tally}): the HTML and JSON reports"
             f" list every one (toolgrade report {terminal_safe(run_id)} --format html"
-            " -o report.html)"
+            " -o report.html), and so does this one with --max-failures all"
         )
     return out
 

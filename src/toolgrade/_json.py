@@ -24,6 +24,7 @@ import math
 import re
 import sys
 from bisect import bisect_right
+from collections.abc import Iterable
 from contextlib import suppress
 from dataclasses import dataclass
 from json.decoder import scanstring  # type: ignore[attr-defined]
@@ -318,27 +319,22 @@ def holds_surrogate(value: JsonValue, depth: int = 0) -> bool:
         >>> holds_surrogate({"a": [1, "x\udc00"]}), holds_surrogate({"a": "é"})
         (True, False)
     """
-    if depth > _MAX_CLEAN_DEPTH:
+    if isinstance(value, str):
+        return not value.isascii() and has_surrogate(value)
+    if depth > _MAX_CLEAN_DEPTH or not isinstance(value, dict | list):
         return False
+    items: Iterable[JsonValue] = value
     if isinstance(value, dict):
-        for key, item in value.items():
-            if isinstance(key, str) and not key.isascii() and has_surrogate(key):
+        if any(holds_surrogate(key) for key in value):
+            return True
+        items = value.values()
+    for item in items:
+        if isinstance(item, str):
+            if not item.isascii() and has_surrogate(item):
                 return True
-            if isinstance(item, str):
-                if not item.isascii() and has_surrogate(item):
-                    return True
-            elif isinstance(item, dict | list) and holds_surrogate(item, depth + 1):
-                return True
-        return False
-    if isinstance(value, list):
-        for item in value:
-            if isinstance(item, str):
-                if not item.isascii() and has_surrogate(item):
-                    return True
-            elif isinstance(item, dict | list) and holds_surrogate(item, depth + 1):
-                return True
-        return False
-    return isinstance(value, str) and has_surrogate(value)
+        elif isinstance(item, dict | list) and holds_surrogate(item, depth + 1):
+            return True
+    return False
 
 
 def _cleaned(value: JsonValue, depth: int) -> JsonValue:

@@ -279,7 +279,8 @@ def test_schema_accepts_v2_suite_and_rejects_it_as_version_1() -> None:
         ),
         (
             lambda c: c["checks"].update(final_state={"exact": True}),
-            "$.cases[1].checks.final_state (case C-1): 'state' is a required property",
+            "$.cases[1].checks.final_state (case C-1): give the expected state as 'state', or"
+            " 'from_reference': true (the state the reference leaves), not both",
         ),
     ],
     ids=[

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from toolgrade._json import JsonValue
+from toolgrade._json import JsonObject, JsonValue
 from toolgrade._transcript import CheckResult, TurnResult
 from toolgrade._vocab import Mismatch, ToolCall
 from toolgrade.conversation._pointer import get_pointer, path_step, pointer_to_path
@@ -48,9 +48,11 @@ __all__ = [
 ]
 
 
-def _options(defaults: SuiteDefaults | None, *, strict: bool = False) -> MatchOptions:
+def _options(
+    defaults: SuiteDefaults | None, *, strict: bool = False, matchers: bool = True
+) -> MatchOptions:
     trim = defaults.trim_strings if defaults else True
-    return MatchOptions(strict=strict, semantic=True, matchers=True, trim=trim)
+    return MatchOptions(strict=strict, semantic=True, matchers=matchers, trim=trim)
 
 
 def _summary(what: str, details: Sequence[Mismatch]) -> str:
@@ -59,19 +61,27 @@ def _summary(what: str, details: Sequence[Mismatch]) -> str:
 
 
 def check_final_state(
-    spec: FinalStateCheck, state: JsonValue, *, defaults: SuiteDefaults | None = None
+    spec: FinalStateCheck,
+    state: JsonValue,
+    *,
+    defaults: SuiteDefaults | None = None,
+    reference: JsonObject | None = None,
 ) -> CheckResult:
     """Compare the state at the end with the expected state.
 
     As a subset (the default), only what the expectation mentions is checked: objects
     key by key, recursively; any other value (arrays included) compares whole, and may
     be a matcher (`{"$absent": true}` for a key that must not be there). With `exact`,
-    the whole state must equal it, with no other key anywhere.
+    the whole state must equal it, with no other key anywhere. A check `from_reference`
+    expects `reference`, the state the reference leaves, read literally (an object with
+    `$` keys in it is data, not a matcher).
 
     Args:
         spec: the check.
         state: the environment's state at the end.
         defaults: the suite's defaults (`trim_strings`).
+        reference: the state the reference leaves (for a check `from_reference`; None:
+            not known, and the check fails).
 
     Returns:
         The result; `details` holds each difference with its JSON path
@@ -87,8 +97,13 @@ def check_final_state(
         >>> check_final_state(spec, {"files": {}}).message
         'state differs: $.files["a.md"]: missing (expected {"$contains": "usage"})'
     """
+    expected = reference if spec.from_reference else spec.state
+    if expected is None:
+        message = "the state the reference leaves is not known"
+        return CheckResult(name="final_state", passed=False, message=message)
+    options = _options(defaults, strict=spec.exact, matchers=not spec.from_reference)
     out: list[Mismatch] = []
-    _compare_state(spec.state, state, "$", out, options=_options(defaults, strict=spec.exact))
+    _compare_state(expected, state, "$", out, options=options)
     if not out:
         return CheckResult(name="final_state", passed=True)
     return CheckResult(
@@ -103,14 +118,15 @@ def _compare_state(
     expected: JsonValue, actual: JsonValue, path: str, out: list[Mismatch], *, options: MatchOptions
 ) -> None:
     """Objects key by key (paths with quoted keys); anything else by `compare_values`."""
-    if not isinstance(expected, dict) or is_matcher(expected) or not isinstance(actual, dict):
+    matcher = options.matchers and is_matcher(expected)
+    if not isinstance(expected, dict) or matcher or not isinstance(actual, dict):
         out.extend(compare_values(expected, actual, options=options, path=path))
         return
     for key, value in expected.items():
         sub = path + path_step(key)
         if key in actual:
             _compare_state(value, actual[key], sub, out, options=options)
-        elif not _absent_ok(value):
+        elif not (options.matchers and _absent_ok(value)):
             out.append(Mismatch(path=sub, reason="missing", expected=value))
     if options.strict:
         for key, value in actual.items():

@@ -17,9 +17,10 @@ one deciding check named after the profile holds the verdict; the score is 1 or 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 
-from toolgrade._json import JsonValue
+from toolgrade._json import JsonObject, JsonValue
 from toolgrade._transcript import (
     CheckResult,
     ConversationMode,
@@ -39,19 +40,28 @@ from toolgrade.conversation._checks import (
     forbidden_result,
     trajectory_result,
 )
+from toolgrade.conversation._environments import environment_factory
 from toolgrade.conversation._profile_hook import (
     CONVERSATION_PROFILES,
     ConversationProfileFn,
     ProfileOutcome,
     decided_record,
 )
+from toolgrade.conversation._reference import reference_final_state
 from toolgrade.conversation._result import ConversationVerdict, conversation_result
 from toolgrade.conversation._trajectory import compare_trajectory, trajectory_prf
 from toolgrade.conversation._turn_verdict import judge_turn
 from toolgrade.conversation._types import TurnRun
 from toolgrade.errors import SuiteError
 from toolgrade.match._matchers import MatcherError
-from toolgrade.suite import CHECK_NAMES, CheckName, Conversation, Suite, ToolSpec
+from toolgrade.suite import (
+    CHECK_NAMES,
+    CheckName,
+    Conversation,
+    FinalStateCheck,
+    Suite,
+    ToolSpec,
+)
 
 __all__ = [
     "CONVERSATION_PROFILES",
@@ -77,6 +87,7 @@ def judge_conversation(
     rubric: Rubric | None = None,
     profile: str = "default",
     prompt_mode: bool = False,
+    reference_state: Callable[[], JsonValue] | None = None,
 ) -> ConversationVerdict:
     """Judge a conversation as it ran.
 
@@ -94,6 +105,10 @@ def judge_conversation(
             `CONVERSATION_PROFILES` judges conversations of its kind whole.
         prompt_mode: the run described the tools in the prompt (for profiles that
             decode raw outputs, as `bfcl` does).
+        reference_state: gives the state the conversation's reference leaves, for a
+            `final_state` check `from_reference` (called only then; a runner passes a
+            cached replay). None: the reference is replayed here, through the suite's
+            environment found from `suite.source_dir`.
 
     Returns:
         The verdict, with the `ConversationRecord`.
@@ -106,11 +121,12 @@ def judge_conversation(
     states = (initial_state, final_state)
     whole = CONVERSATION_PROFILES.find(profile) if profile != "default" else None
     outcome = whole(suite, conversation, turns, prompt_mode=prompt_mode) if whole else None
+    left = partial(_left_by_reference, suite, conversation, reference_state)
     try:
         if outcome is not None:
-            judged = _judge(suite, conversation, turns, states, mode, chosen, "default")
+            judged = _judge(suite, conversation, turns, states, mode, chosen, "default", left)
             return _profile_verdict(judged, outcome, profile)
-        return _judge(suite, conversation, turns, states, mode, chosen, profile)
+        return _judge(suite, conversation, turns, states, mode, chosen, profile, left)
     except MatcherError as exc:
         message = "malformed matcher in the conversation"
         raise SuiteError(message, case_id=conversation.id, problems=exc.problems) from None
@@ -126,6 +142,7 @@ def _judge(
     mode: ConversationMode,
     rubric: Rubric,
     profile: str,
+    left: Callable[[], JsonObject | str],
 ) -> ConversationVerdict:
     deciding = conversation.deciding()
     tools = _all_tools(suite, conversation)
@@ -146,7 +163,7 @@ def _judge(
         for run in runs
     )
     checks, trajectory_cause = _checks(
-        suite, conversation, results, calls, states, hits=hits, tools=tools
+        suite, conversation, results, calls, states, hits=hits, tools=tools, left=left
     )
     failed_request = any(r.error is not None for r in runs)
     passed = not failed_request and all(c.passed for c in checks if c.deciding)
@@ -203,6 +220,7 @@ def _checks(
     *,
     hits: Sequence[ForbiddenHit],
     tools: Mapping[str, ToolSpec],
+    left: Callable[[], JsonObject | str],
 ) -> tuple[tuple[CheckResult, ...], FailureCause | None]:
     """The checks, `turns` first, then in `CHECK_NAMES` order; and a trajectory's cause."""
     spec = conversation.checks
@@ -210,9 +228,7 @@ def _checks(
     found: dict[CheckName, CheckResult] = {"turns": check_turns(results, conversation=conversation)}
     cause: FailureCause | None = None
     if spec.final_state is not None:
-        found["final_state"] = check_final_state(
-            spec.final_state, states[1], defaults=suite.defaults
-        )
+        found["final_state"] = _final_state(suite, spec.final_state, states[1], left)
     if spec.unchanged:
         found["unchanged"] = check_unchanged(spec.unchanged, states[0], states[1])
     if spec.trajectory is not None:
@@ -235,6 +251,34 @@ def _checks(
         found[n].model_copy(update={"deciding": n in deciding}) for n in CHECK_NAMES if n in found
     )
     return checks, cause
+
+
+def _final_state(
+    suite: Suite, spec: FinalStateCheck, final: JsonValue, left: Callable[[], JsonObject | str]
+) -> CheckResult:
+    """The `final_state` check; one `from_reference` against the state the reference leaves."""
+    if not spec.from_reference:
+        return check_final_state(spec, final, defaults=suite.defaults)
+    reference = left()
+    if isinstance(reference, str):
+        message = f"the state the reference leaves is not known: {reference}"
+        return CheckResult(name="final_state", passed=False, message=message)
+    return check_final_state(spec, final, defaults=suite.defaults, reference=reference)
+
+
+def _left_by_reference(
+    suite: Suite, conversation: Conversation, given: Callable[[], JsonValue] | None
+) -> JsonObject | str:
+    """The state the reference leaves, or why it is not known."""
+    try:
+        if given is not None:
+            state = given()
+        else:
+            factory = environment_factory(suite, conversation, base_dir=suite.source_dir)
+            state = reference_final_state(suite, conversation, factory)
+    except Exception as exc:  # the suite's environment failed: the check cannot hold
+        return f"{type(exc).__name__}: {exc}" if not isinstance(exc, SuiteError) else str(exc)
+    return state if isinstance(state, dict) else "the environment's state is not an object"
 
 
 def _first_failure(

@@ -23,8 +23,10 @@ from toolgrade.suite import Conversation, Suite, ToolSpec
 __all__ = [
     "FaultCounter",
     "ReferenceReplay",
+    "ReferenceStates",
     "assistant_message",
     "call_id",
+    "reference_final_state",
     "replay_reference",
     "tool_message",
 ]
@@ -191,3 +193,42 @@ def replay_reference(
         initial_state=initial,
         faults=faults,
     )
+
+
+def reference_final_state(
+    suite: Suite, conversation: Conversation, factory: EnvironmentFactory
+) -> JsonValue:
+    """The state the conversation's reference leaves: all of it replayed, fresh.
+
+    What a `final_state` check `from_reference` expects. The replay is deterministic
+    (`suite check` makes sure), so a runner computes it once per conversation.
+
+    Args:
+        suite: the suite.
+        conversation: the conversation (with or without a `reference`).
+        factory: builds the environment from the conversation's `initial_state`.
+
+    Returns:
+        The environment's state after the whole reference.
+    """
+    return replay_reference(suite, conversation, factory).environment.state()
+
+
+@dataclass(slots=True)
+class ReferenceStates:
+    """The state each conversation's reference leaves, by id: each replayed once.
+
+    A run keeps one: every repeat of a conversation (and each judging again of it)
+    compares with the same state, replayed on first use.
+    """
+
+    known: dict[str, JsonValue] = field(default_factory=dict)
+    """The states replayed so far, by conversation id."""
+
+    def of(
+        self, suite: Suite, conversation: Conversation, factory: EnvironmentFactory
+    ) -> JsonValue:
+        """The state `conversation`'s reference leaves (see `reference_final_state`)."""
+        if conversation.id not in self.known:
+            self.known[conversation.id] = reference_final_state(suite, conversation, factory)
+        return self.known[conversation.id]

@@ -17,7 +17,7 @@ from toolgrade._json import JsonObject, JsonValue
 from toolgrade._transcript import Exchange
 from toolgrade._vocab import ToolCall
 from toolgrade.match import MatchOptions, compare_arguments
-from toolgrade.suite import ScriptedEnvironment, ScriptedRule, ToolSpec
+from toolgrade.suite import ScriptedEnvironment, ScriptedRule, ToolSpec, merge_patch
 
 __all__ = [
     "NO_RESULT",
@@ -44,14 +44,8 @@ def deep_merge(state: JsonObject, update: JsonObject) -> JsonObject:
 
     Objects are merged key by key, recursively; any other value replaces what was
     there; a `null` in `update` deletes the key. Neither argument is changed, and the
-    result shares nothing with `update`.
-
-    Args:
-        state: the current state.
-        update: the changes.
-
-    Returns:
-        The merged state.
+    result shares nothing with either (`toolgrade.suite.merge_patch`, which also
+    applies a conversation's changes to a named state).
 
     Examples:
         >>> deep_merge({"a": {"x": 1, "y": 2}, "b": [1]}, {"a": {"y": 3, "x": None}, "b": [2]})
@@ -59,16 +53,7 @@ def deep_merge(state: JsonObject, update: JsonObject) -> JsonObject:
         >>> deep_merge({"a": 1}, {"a": {"b": None, "c": 2}})
         {'a': {'c': 2}}
     """
-    merged = dict(state)
-    for key, value in update.items():
-        if value is None:
-            merged.pop(key, None)
-        elif isinstance(value, dict):
-            current = merged.get(key)
-            merged[key] = deep_merge(current if isinstance(current, dict) else {}, value)
-        else:
-            merged[key] = copy.deepcopy(value)
-    return merged
+    return merge_patch(state, update)
 
 
 def shown_name(name: str) -> str:

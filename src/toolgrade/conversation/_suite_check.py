@@ -3,7 +3,8 @@
 For each conversation with a `reference`, three replays through its environment:
 
 1. the reference, judged by the conversation's own checks, must pass (else its
-   expectations are broken: no model could be sure to pass);
+   expectations are broken: no model could be sure to pass); a `final_state` check
+   `from_reference` expects the state this replay leaves;
 2. a model that never calls a tool must not pass (else the conversation measures
    nothing);
 3. a second replay of the reference must give the same tool results and end in the
@@ -188,15 +189,19 @@ def _check(
     cid = conversation.id
     problems: list[ConversationProblem] = []
 
-    def replay(*, no_calls: bool = False) -> tuple[ReferenceReplay, FirstFailure | None]:
+    def replay(
+        *, no_calls: bool = False, reference: ReferenceReplay | None = None
+    ) -> tuple[ReferenceReplay, FirstFailure | None]:
+        # A `final_state` from the reference expects the state the reference replay
+        # leaves: its own when the reference is judged.
         done = replay_reference(suite, conversation, factory, no_calls=no_calls)
-        return done, _failure(suite, conversation, done)
+        return done, _failure(suite, conversation, done, left=reference or done)
 
     first, failure = bounded(replay)
     if failure is not None:
         message = f"the reference fails its own checks: {_describe(failure)}"
         problems.append(ConversationProblem(cid, "reference_fails", message))
-    _, silent_failure = bounded(lambda: replay(no_calls=True))
+    _, silent_failure = bounded(lambda: replay(no_calls=True, reference=first))
     if silent_failure is None:
         message = "passes with no tool call at all: its checks do not need any tool use"
         problems.append(ConversationProblem(cid, "passes_without_calls", message))
@@ -209,9 +214,12 @@ def _check(
 
 
 def _failure(
-    suite: Suite, conversation: Conversation, replay: ReferenceReplay
+    suite: Suite, conversation: Conversation, replay: ReferenceReplay, *, left: ReferenceReplay
 ) -> FirstFailure | None:
-    """The first failure of a replay as judged (None when it passed)."""
+    """The first failure of a replay as judged (None when it passed).
+
+    `left` is the reference's replay: a `final_state` from the reference expects its state.
+    """
     verdict = judge_conversation(
         suite,
         conversation,
@@ -219,6 +227,7 @@ def _failure(
         initial_state=replay.initial_state,
         final_state=replay.environment.state(),
         rubric="binary",
+        reference_state=left.environment.state,
     )
     if verdict.record.passed:
         return None

@@ -35,6 +35,7 @@ from toolgrade.conversation._judge import (
 from toolgrade.conversation._reference import (
     FaultCounter,
     ReferenceReplay,
+    ReferenceStates,
     assistant_message,
     call_id,
     replay_reference,
@@ -112,6 +113,8 @@ class ConversationRunner:
     """Where extraction, tool calls and judging run, off the event loop and bounded."""
     warned: set[str] = field(default_factory=set)
     """Conversations already logged as run on-policy for want of a reference."""
+    reference_states: ReferenceStates = field(default_factory=ReferenceStates)
+    """The state each conversation's reference leaves (`final_state` from the reference)."""
 
     async def run(
         self,
@@ -140,6 +143,7 @@ class ConversationRunner:
             return await self._finish(
                 conversation, repeat, [broken_turn(conversation, f"environment: {exc}")], mode=mode
             )
+        left = partial(self.reference_states.of, self.suite, conversation, factory)
         for index, turn in enumerate(conversation.turns):
             if forced or live is None:
                 # On-policy the first turn builds the environment; forced, every turn
@@ -166,7 +170,9 @@ class ConversationRunner:
             runs.append(dataclasses.replace(run, forced=True) if forced else run)
             if run.error is not None:
                 break
-        return await self._finish(conversation, repeat, runs, mode=mode, initial=initial, live=live)
+        return await self._finish(
+            conversation, repeat, runs, mode=mode, initial=initial, live=live, left=left
+        )
 
     def _forced(self, conversation: Conversation) -> bool:
         if not self.teacher_forcing:
@@ -339,11 +345,14 @@ class ConversationRunner:
         mode: ConversationMode,
         initial: JsonValue = None,
         live: _Live | None = None,
+        left: Callable[[], JsonValue] | None = None,
     ) -> CaseOutcome:
         """Judge the turns as run and build the result.
 
         The final state is read and the turns judged in a worker thread, bounded by the
         timeout: an environment whose `state()` hangs costs this conversation only.
+        `left` gives the state the reference leaves (None: the environment could not be
+        built, so neither can that state).
         """
         rubric = self.rubric
         environment = live.environment if live is not None else None
@@ -359,6 +368,7 @@ class ConversationRunner:
                 rubric=rubric,
                 profile=self.profile,
                 prompt_mode=self.prompt_mode,
+                reference_state=left or _unbuilt,
             )
 
         try:
@@ -380,3 +390,7 @@ class ConversationRunner:
             live.reply if live is not None else None,
             unreachable=live is not None and live.unreachable,
         )
+
+
+def _unbuilt() -> JsonValue:
+    raise RuntimeError("the environment could not be built")

@@ -25,6 +25,7 @@ from toolgrade.suite._models import Case, ChatMessage, Difficulty, Order, Rubric
 from toolgrade.suite._schema import suite_schema, suite_schema_text
 from toolgrade.suite._select import Selection, select_cases
 from toolgrade.suite._shard import parse_shard
+from toolgrade.suite._states import merge_patch
 from toolgrade.suite._suite_model import AnyCase, Suite, SuiteDefaults
 
 __all__ = [
@@ -57,6 +58,7 @@ __all__ = [
     "Turn",
     "builtin_suite_names",
     "load_suite",
+    "merge_patch",
     "parse_shard",
     "parse_suite",
     "select_cases",

@@ -80,6 +80,7 @@ class _Checker:
     tools: dict[str, _ToolDef] = field(default_factory=dict)
     case_ids: dict[str, tuple[str, str]] = field(default_factory=dict)
     environments: dict[str, tuple[str, str, JsonValue]] = field(default_factory=dict)
+    states: dict[str, tuple[str, str, JsonValue]] = field(default_factory=dict)
 
     def add(self, file: str, path: str, message: str, *, case_id: str | None = None) -> None:
         self.problems.append(Problem(file, path, message, case_id))
@@ -328,7 +329,8 @@ def semantic_problems(files: Sequence[SourceFile]) -> list[Problem]:
     tool parameters that are not valid JSON Schemas, duplicate case ids, categories the
     suite does not declare, offered or expected tools neither the suite nor the case
     defines, expected arguments that violate the parameter schema of the tool the case
-    offers (matcher values aside), malformed matchers; and `_conversation_checks`'s.
+    offers (matcher values aside), malformed matchers; and `_conversation_checks`'s
+    (environments, named states, conversations).
 
     Args:
         files: the parsed files, in load order.
@@ -343,6 +345,7 @@ def semantic_problems(files: Sequence[SourceFile]) -> list[Problem]:
         _check_tools(chk, src)
     for src in files:
         conversations.check_environments(chk, src)
+        conversations.check_states(chk, src)
     for src in files:
         for index, case in _items(src.data, "cases"):
             if "turns" in case:

@@ -8,13 +8,28 @@ it passed. docs/conversations.md describes the format with a complete example.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    model_validator,
+)
 
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade._vocab import Rubric, ToolCall
+from toolgrade.suite._end_checks import (
+    CHECK_NAMES,
+    CallPattern,
+    CheckName,
+    Checks,
+    FinalStateCheck,
+    TrajectoryCheck,
+    TrajectoryMode,
+)
 from toolgrade.suite._models import (
     CallAlternatives,
     CallList,
@@ -48,22 +63,6 @@ _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
 DEFAULT_MAX_STEPS = 10
 """Model replies allowed in one turn unless the turn says otherwise."""
-
-TrajectoryMode = Literal["exact", "in_order", "unordered", "subset", "superset"]
-"""How the calls of a whole conversation are compared with a reference list:
-
-- `exact`: the same calls in the same order, nothing else;
-- `in_order`: every reference call, in this order, other calls allowed between;
-- `unordered`: the same calls in any order, nothing else;
-- `subset`: no call outside the reference (some may be left out);
-- `superset`: every reference call made (others allowed), in any order.
-"""
-
-CheckName = Literal["turns", "final_state", "unchanged", "trajectory", "forbidden", "max_calls"]
-"""The checks a conversation can have; `turns` is what the turns themselves state."""
-
-CHECK_NAMES: tuple[CheckName, ...] = get_args(CheckName)
-"""Every check, in the order they are reported."""
 
 
 class Turn(BaseModel):
@@ -193,65 +192,6 @@ class FailSpec(BaseModel):
     """What the model sees instead of the real result."""
 
 
-class CallPattern(BaseModel):
-    """A call pattern: the tool's name and matchers on some of its arguments (a subset)."""
-
-    model_config = _FROZEN
-
-    name: str = Field(min_length=1)
-    """The tool."""
-    arguments: JsonObject = {}
-    """Matchers (or plain values) on the arguments named; others are not looked at."""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _accept_tool_key(cls, data: Any) -> Any:
-        if isinstance(data, Mapping) and "tool" in data and "name" not in data:
-            return {("name" if k == "tool" else k): v for k, v in data.items()}
-        return data
-
-
-class FinalStateCheck(BaseModel):
-    """The environment's state at the end, compared with `state` (matchers allowed)."""
-
-    model_config = _FROZEN
-
-    state: JsonObject
-    """The expected state."""
-    exact: bool = False
-    """True: the whole state must equal it; False: only what it mentions is checked."""
-
-
-class TrajectoryCheck(BaseModel):
-    """The calls of the whole conversation against a reference list."""
-
-    model_config = _FROZEN
-
-    calls: CallList
-    """The reference calls (matchers allowed)."""
-    mode: TrajectoryMode = "in_order"
-    """How they are compared (see `TrajectoryMode`)."""
-
-
-class Checks(BaseModel):
-    """What is checked at the end of a conversation; each check is optional."""
-
-    model_config = _FROZEN
-
-    final_state: FinalStateCheck | None = None
-    """Expected state at the end."""
-    unchanged: tuple[str, ...] = ()
-    """State paths (JSON Pointers, e.g. `/files/README.md`) that must not change."""
-    trajectory: TrajectoryCheck | None = None
-    """The whole conversation's calls against a reference."""
-    forbidden: tuple[CallPattern, ...] = ()
-    """Calls that fail the conversation whenever made."""
-    max_calls: int | None = Field(default=None, ge=0)
-    """At most this many calls in the whole conversation."""
-    success: tuple[CheckName, ...] | None = None
-    """Which checks decide pass or fail; None: every check given (and `turns`)."""
-
-
 class ReferenceTurn(BaseModel):
     """The reference solution of one turn: its calls, in order, and its final reply."""
 
@@ -293,8 +233,12 @@ class Conversation(BaseModel):
     """The user's messages, in order."""
     environment: str | None = None
     """Name of the suite environment that answers calls; None: every call is uncovered."""
+    state: str | None = None
+    """The name of a suite `states` entry to start from; `initial_state` then holds
+    changes to it (a JSON Merge Patch) until the suite resolves it."""
     initial_state: JsonObject = {}
-    """The environment's state at the start."""
+    """The environment's state at the start. In a suite, the resolved state: a named
+    `state` with the changes written here applied (see `written_state`)."""
     fail: tuple[FailSpec, ...] = ()
     """Tool results made to fail on purpose."""
     checks: Checks = Checks()
@@ -306,13 +250,38 @@ class Conversation(BaseModel):
     notes: str | None = None
     """Why the expectation is what it is."""
 
+    _written_state: JsonObject | None = PrivateAttr(default=None)
+
     @model_validator(mode="after")
     def _reference_per_turn(self) -> Conversation:
         if self.reference is not None and len(self.reference) != len(self.turns):
             raise ValueError(
                 f"reference has {len(self.reference)} entries for {len(self.turns)} turns"
             )
+        final = self.checks.final_state
+        if final is not None and final.from_reference and self.reference is None:
+            raise ValueError("final_state from_reference needs a reference")
         return self
+
+    @property
+    def written_state(self) -> JsonObject:
+        """The `initial_state` as written: with a named `state`, the changes to it.
+
+        Examples:
+            >>> from toolgrade.suite import Suite
+            >>> suite = Suite.model_validate({"schema_version": 2, "name": "s",
+            ...     "states": {"repo": {"files": {"a": "1", "b": "2"}}},
+            ...     "cases": [{"id": "c", "turns": ["hi"], "state": "repo",
+            ...                "initial_state": {"files": {"b": None}}}]})
+            >>> c = suite.conversations[0]
+            >>> c.initial_state, c.written_state
+            ({'files': {'a': '1'}}, {'files': {'b': None}})
+        """
+        return self._written_state if self._written_state is not None else self.initial_state
+
+    def keep_written_state(self, patch: JsonObject) -> None:
+        """Record the `initial_state` this conversation was written with (see `written_state`)."""
+        self._written_state = patch
 
     @property
     def expected(self) -> tuple[ToolCall, ...]:

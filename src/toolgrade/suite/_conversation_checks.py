@@ -29,7 +29,7 @@ from toolgrade.suite._checks import (
 )
 from toolgrade.suite._conversation import CHECK_NAMES
 
-__all__ = ["check_conversation", "check_environments", "is_json_pointer"]
+__all__ = ["check_conversation", "check_environments", "check_states", "is_json_pointer"]
 
 _Where = tuple[str, str, str | None]
 """A problem's file, JSON path and case id."""
@@ -73,6 +73,22 @@ def check_environments(chk: _Checker, src: SourceFile) -> None:
         elif env.get("kind") == "scripted":
             for i, rule in _items(env, "rules"):
                 _check_rule(chk, (src.name, f"{path}.rules[{i}]", None), rule)
+
+
+def check_states(chk: _Checker, src: SourceFile) -> None:
+    """Record a file's named `states` for the conversations that name one.
+
+    A state defined in two files of a directory must be defined identically.
+    """
+    states = src.data.get("states")
+    if not isinstance(states, dict):
+        return
+    for name, state in states.items():
+        path = f"$.states.{name}"
+        first = chk.states.setdefault(name, (src.name, path, state))
+        if first[0] != src.name and first[2] != state:
+            message = f"state '{name}' conflicts with its definition in {first[0]} at {first[1]}"
+            chk.add(src.name, path, message)
 
 
 def _check_class(chk: _Checker, where: _Where, value: JsonValue) -> None:
@@ -142,6 +158,7 @@ def check_conversation(chk: _Checker, src: SourceFile, case: JsonObject, *, inde
     path = f"$.cases[{index}]"
     where = (src.name, path, _check_identity(chk, src, case, path=path, category="multi_turn"))
     base = _case_offer(chk, case, where=where)
+    _check_state(chk, where, case)
     _check_environment(chk, where, case)
     turns = case.get("turns")
     if (
@@ -167,6 +184,11 @@ def check_conversation(chk: _Checker, src: SourceFile, case: JsonObject, *, inde
             message = f"fail names '{tool}', which the conversation does not offer"
             chk.add(where[0], f"{path}.fail[{i}].tool", message, case_id=where[2])
     _check_reference(chk, where, case.get("reference"), offers=offers)
+    final = checks.get("final_state") if isinstance(checks, dict) else None
+    derived = isinstance(final, dict) and final.get("from_reference") is True
+    if derived and not isinstance(case.get("reference"), list):
+        message = "final_state from_reference needs a reference: the state it leaves is expected"
+        chk.add(where[0], f"{path}.checks.final_state.from_reference", message, case_id=where[2])
 
 
 def _turn_offer(
@@ -209,15 +231,33 @@ def _check_environment(chk: _Checker, where: _Where, case: JsonObject) -> None:
         message = f"environment '{name}' is not defined (environments: {known})"
         chk.add(file, f"{path}.environment", message, case_id=case_id)
         return
-    state = case.get("initial_state")
-    if isinstance(found[2], dict) and found[2].get("kind") == "python" and isinstance(state, dict):
-        for key in state:
-            if not key.isidentifier():
-                message = (
-                    f"'{key}' is not a Python identifier: a python environment's class "
-                    "is built with the initial_state as keyword arguments"
-                )
-                chk.add(file, f"{path}.initial_state.{key}", message, case_id=case_id)
+    if not isinstance(found[2], dict) or found[2].get("kind") != "python":
+        return
+    why = "a python environment's class is built with the initial_state as keyword arguments"
+    patch = case.get("initial_state")
+    patch = patch if isinstance(patch, dict) else {}
+    name = case.get("state")
+    named = chk.states.get(name) if isinstance(name, str) else None
+    for key in patch:
+        removed = named is not None and patch[key] is None  # a change removing the key
+        if not removed and not key.isidentifier():
+            message = f"'{key}' is not a Python identifier: {why}"
+            chk.add(file, f"{path}.initial_state.{key}", message, case_id=case_id)
+    state = named[2] if named is not None else None
+    for key in state if isinstance(state, dict) else ():
+        if key not in patch and not key.isidentifier():
+            message = f"state '{name}' has the key '{key}', not a Python identifier: {why}"
+            chk.add(file, f"{path}.state", message, case_id=case_id)
+
+
+def _check_state(chk: _Checker, where: _Where, case: JsonObject) -> None:
+    """A named `state` must be one of the suite's `states`."""
+    file, path, case_id = where
+    name = case.get("state")
+    if isinstance(name, str) and name not in chk.states:
+        known = ", ".join(sorted(chk.states)) or "none"
+        message = f"state '{name}' is not defined (states: {known})"
+        chk.add(file, f"{path}.state", message, case_id=case_id)
 
 
 def _check_reply(chk: _Checker, where: _Where, reply: JsonValue) -> None:

@@ -33,10 +33,11 @@ def load_suite(source: str | Path) -> Suite:
     """Load and validate a suite from a file, a directory of files, or a built-in name.
 
     A path that exists wins over a built-in name. A directory's `*.json` files (not
-    recursive, in name order) are merged: tools and environments are unioned (one defined
-    twice must be defined identically), case ids must be unique across files, a case may
-    call a tool defined in another file of the directory, and the merged suite's
-    `schema_version` is the highest of the files'.
+    recursive, in name order) are merged: tools, environments and named states are
+    unioned (one defined twice must be defined identically), case ids must be unique
+    across files, a case may call a tool defined in another file of the directory (or
+    start from a state defined there), and the merged suite's `schema_version` is the
+    highest of the files'.
 
     Args:
         source: a suite file, a directory of suite files, or a built-in suite name such
@@ -236,6 +237,13 @@ def _merge(sources: Sequence[SourceFile], fallback_name: str) -> tuple[JsonObjec
             environments.setdefault(name, env)  # conflicts are reported by the checks
     if environments:
         merged["environments"] = environments
+    states: JsonObject = {}
+    for src in sources:
+        found = src.data.get("states")
+        for name, state in (found if isinstance(found, dict) else {}).items():
+            states.setdefault(name, state)  # conflicts are reported by the checks
+    if states:
+        merged["states"] = states
     merged["cases"] = [c for s in sources for c in _list(s.data, "cases")]
     return merged, problems
 

@@ -2,17 +2,29 @@
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, Tag, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    PrivateAttr,
+    Tag,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from toolgrade._json import JsonObject
 from toolgrade.suite._conversation import Conversation, Environment
 from toolgrade.suite._models import Case, Order, Rubric, ToolSpec
+from toolgrade.suite._states import resolve_state
 
 __all__ = ["AnyCase", "Suite", "SuiteDefaults"]
 
@@ -26,6 +38,20 @@ def _case_kind(value: Any) -> str:
     if isinstance(value, Conversation) or (isinstance(value, Mapping) and "turns" in value):
         return "conversation"
     return "case"
+
+
+def _new_fields(case: AnyCase, *, resolved: bool) -> dict[str, Any]:
+    """The fields of a case to leave out of its dump: those it does not use."""
+    fields: dict[str, Any] = {}
+    if not case.tool_definitions:
+        fields["tool_definitions"] = True
+    if isinstance(case, Conversation):
+        if resolved or case.state is None:
+            fields["state"] = True
+        final = case.checks.final_state
+        if final is not None and not final.from_reference:
+            fields["checks"] = {"final_state": {"from_reference"}}
+    return fields
 
 
 _CaseEntry = Annotated[
@@ -72,8 +98,11 @@ class Suite(BaseModel):
     """Every tool a case may offer."""
     environments: Mapping[str, Environment] = {}
     """Environments that answer the tool calls of conversations, by name."""
+    states: Mapping[str, JsonObject] = {}
+    """Named initial states, shared by the conversations that name one (`state`)."""
     cases: tuple[_CaseEntry, ...] = ()
-    """The cases and conversations, in file order."""
+    """The cases and conversations, in file order; a conversation that names a state
+    starts from it, resolved when the suite is built (see `Conversation.written_state`)."""
 
     _source_dir: Path | None = PrivateAttr(default=None)
 
@@ -92,10 +121,20 @@ class Suite(BaseModel):
         suite._source_dir = folder
         return suite
 
+    @field_validator("cases", mode="after")
+    @classmethod
+    def _start_from_states(
+        cls, cases: tuple[AnyCase, ...], info: ValidationInfo
+    ) -> tuple[AnyCase, ...]:
+        states = info.data.get("states")
+        if states is None:  # the states did not validate: that is the error
+            return cases
+        return tuple(resolve_state(c, states) if isinstance(c, Conversation) else c for c in cases)
+
     @model_validator(mode="after")
     def _version_covers_content(self) -> Suite:
-        if self.schema_version < 2 and (self.environments or self.conversations):
-            raise ValueError("conversations and environments need schema_version 2")
+        if self.schema_version < 2 and (self.environments or self.states or self.conversations):
+            raise ValueError("conversations, environments and states need schema_version 2")
         return self
 
     @property
@@ -158,32 +197,47 @@ class Suite(BaseModel):
 
     @property
     def content_hash(self) -> str:
-        """A stable hash of the normalised suite: `sha256:` + 64 hex digits."""
+        """A stable hash of the normalised suite: `sha256:` + 64 hex digits.
+
+        Named states are hashed resolved, as each conversation starts from them: a suite
+        written with `states` hashes as the same suite written with every conversation's
+        whole `initial_state` (and a changed named state changes the hash).
+        """
         canonical = json.dumps(
-            self._dump(exclude_none=False),
+            self._dump(exclude_none=False, resolved=True),
             sort_keys=True,
             ensure_ascii=False,
             separators=(",", ":"),
         )
         return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
-    def _dump(self, *, exclude_none: bool) -> JsonObject:
-        # A case without tool definitions dumps as before the field existed, so that
-        # the hashes of existing suites stay the same.
+    def _dump(self, *, exclude_none: bool, resolved: bool = False) -> JsonObject:
+        # A field added to the format dumps only when used (a case without tool
+        # definitions, a conversation without a named state, a final_state check not
+        # from the reference), so that the hashes of existing suites stay the same.
         # Likewise a suite that keeps the default string trimming.
         exclude: dict[str, Any] = {}
-        bare = {i: {"tool_definitions"} for i, c in enumerate(self.cases) if not c.tool_definitions}
-        if bare:
-            exclude["cases"] = bare
+        per_case = {i: _new_fields(c, resolved=resolved) for i, c in enumerate(self.cases)}
+        if any(per_case.values()):
+            exclude["cases"] = {i: fields for i, fields in per_case.items() if fields}
         if self.defaults.trim_strings:
             exclude["defaults"] = {"trim_strings"}
         if not self.version:  # an unversioned suite is written without one
             exclude["version"] = True
         if not self.environments:  # a version 1 suite hashes as before they existed
             exclude["environments"] = True
+        if resolved or not self.states:
+            exclude["states"] = True
         data: JsonObject = self.model_dump(
             mode="json", exclude_none=exclude_none, exclude=exclude or None, by_alias=True
         )
+        if not resolved:  # a conversation naming a state is written with its changes only
+            cases = data.get("cases")
+            for i, case in enumerate(self.cases):
+                if isinstance(case, Conversation) and case.state is not None:
+                    entry = cases[i] if isinstance(cases, list) else None
+                    assert isinstance(entry, dict)
+                    entry["initial_state"] = copy.deepcopy(case.written_state)
         return data
 
     def to_dict(self) -> JsonObject:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from toolgrade import SuiteError, load_suite
+from toolgrade import SuiteError, _files, load_suite
 from toolgrade._files import MAX_FILE_BYTES
 from toolgrade.backends._endpoints import MAX_ENDPOINTS_BYTES
 from toolgrade.backends._replay_lines import MAX_RESPONSES_FILE_BYTES
@@ -46,6 +46,10 @@ def test_limit_is_the_one_the_docs_state(constant: int, mib: int, stated: str) -
     assert stated in DOCS.read_text(encoding="utf-8")
 
 
+def _never(*args: object, **kwargs: object) -> bytes:
+    raise AssertionError("a regular file over the limit was read")
+
+
 def _sparse(path: Path, size: int) -> Path:
     with path.open("wb") as handle:
         handle.truncate(size)
@@ -53,14 +57,20 @@ def _sparse(path: Path, size: int) -> Path:
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="a sparse file needs a POSIX file system")
-def test_suite_one_byte_over_512_mib_is_refused_unread(tmp_path: Path) -> None:
+def test_suite_one_byte_over_512_mib_is_refused_unread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_files, "read_stream", _never)
     path = _sparse(tmp_path / "big.json", MAX_FILE_BYTES + 1)
     with pytest.raises(SuiteError, match=f"larger than {MAX_FILE_BYTES} bytes"):
         load_suite(path)
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="a sparse file needs a POSIX file system")
-def test_export_one_byte_over_512_mib_is_refused_unread(tmp_path: Path) -> None:
+def test_export_one_byte_over_512_mib_is_refused_unread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_files, "read_stream", _never)
     path = _sparse(tmp_path / "run.json", MAX_FILE_BYTES + 1)
     with pytest.raises(BaselineError, match=f"larger than {MAX_FILE_BYTES} bytes"):
         load_run_file(path)

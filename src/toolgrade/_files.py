@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import stat
 from pathlib import Path
 from typing import BinaryIO
 
@@ -43,7 +44,8 @@ def read_bytes(
 ) -> bytes:
     """Read a whole file, refusing one over `limit` bytes.
 
-    The size is counted while reading, not taken from `stat`: a pipe, a FIFO, a process
+    A regular file larger than `limit` is refused before it is read. Otherwise the size
+    is counted while reading, not taken from `stat`: a pipe, a FIFO, a process
     substitution (`<(cmd)`) or a device such as `/dev/zero` reports size 0 and may never
     end, so reading stops at `limit + 1` bytes. A FIFO is opened without waiting for a
     writer (POSIX): one that has none reads as empty instead of blocking forever.
@@ -60,7 +62,11 @@ def read_bytes(
             os.set_blocking(fd, True)  # opened without waiting; now read as usual
         with os.fdopen(fd, "rb", buffering=0) as handle:
             fd = -1  # the handle owns it now
-            data = read_stream(handle, limit=limit, size=os.fstat(handle.fileno()).st_size)
+            info = os.fstat(handle.fileno())
+            if stat.S_ISREG(info.st_mode) and info.st_size > limit:
+                data = None  # a regular file says its size: refused unread
+            else:
+                data = read_stream(handle, limit=limit, size=info.st_size)
     except OSError as exc:
         raise error(f"cannot read file: {exc.strerror or exc}", path=str(path)) from None
     finally:

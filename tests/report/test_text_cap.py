@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import time
+from pathlib import Path
 
 import pytest
 
@@ -74,16 +75,20 @@ def test_render_report_negative_max_failures_is_refused(run: toolgrade.RunResult
         toolgrade.render_report(run, "text", max_failures=-1)
 
 
-def test_cli_report_max_failures_all_and_count(
-    large: toolgrade.RunResult, tmp_path: pytest.TempPathFactory
-) -> None:
+def test_cli_report_max_failures_all_and_count(run: toolgrade.RunResult, tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
     from toolgrade.cli import app
 
-    path = tmp_path / "run.json"  # type: ignore[operator]
-    path.write_text(large.model_dump_json(), encoding="utf-8")
-    failures = [r for r in large.results if r.status.scored and r.status != "correct"]
+    base = run.results
+    results = tuple(
+        base[i % len(base)].model_copy(update={"case_id": f"TC-{i:05d}"}) for i in range(300)
+    )
+    medium = run.model_copy(update={"results": results})
+    path = tmp_path / "run.json"
+    path.write_text(medium.model_dump_json(), encoding="utf-8")
+    failures = [r for r in medium.results if r.status.scored and r.status != "correct"]
+    assert len(failures) > FAILURES_SHOWN
     runner = CliRunner()
     every = runner.invoke(app, ["report", str(path), "--max-failures", "all"])
     assert every.exit_code == 0, every.output

@@ -1,4 +1,5 @@
-# toolgrade: `make run` sets up and runs the main job; `make test` sets up and runs the checks.
+# toolgrade: `make run` sets up and runs the main job; `make test` sets up and runs the checks
+# (every test: what CI runs); `make check` is the fast tier for the working loop.
 # Works with only python3, pip, make and git installed.
 
 PYTHON ?= python3
@@ -11,7 +12,7 @@ endif
 PY := $(BIN)/python
 STAMP := $(VENV)/.installed-dev
 
-.PHONY: run test lint typecheck pytest bench clean browser bfcl-venv bfcl-verdicts bench-peers e2e
+.PHONY: run test check lint typecheck pytest bench clean browser bfcl-venv bfcl-verdicts bench-peers e2e
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +28,12 @@ run: $(STAMP)
 	$(BIN)/toolgrade evaluate --suite coding-agent --responses examples/sample-responses.jsonl
 
 test: $(STAMP) browser lint typecheck pytest
+
+# The working loop: lint, types, the doctests and every test not marked `slow` (subprocesses,
+# real servers, the BFCL corpora), two at a time (pytest-xdist). `make test` runs them all.
+check: $(STAMP) lint typecheck
+	$(PY) -m pytest -q -m "not slow" -n auto
+	$(PY) -m pytest -q --doctest-modules src/toolgrade
 
 # The HTML report's browser test needs Debian's chromium and chromium-driver: install them
 # when missing and possible (apt-get as root or password-less sudo); never fail, the test

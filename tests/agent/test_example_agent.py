@@ -17,6 +17,7 @@ ROOT = Path(__file__).parents[2]
 EXAMPLE = ROOT / "examples" / "agent"
 
 
+@pytest.mark.slow
 def test_example_agent_tests_pass() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(EXAMPLE)],
@@ -52,6 +53,7 @@ def _console_script() -> list[str]:
     return [found] if found else [sys.executable, "-P", "-m", "toolgrade"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("folder", ["root", "example"])
 def test_example_agent_documented_command_runs_from_its_folder(folder: str, tmp_path: Path) -> None:
     cwd = ROOT if folder == "root" else EXAMPLE

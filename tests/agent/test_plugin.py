@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # subprocesses, servers or corpora: `make test` runs it
+
 pytest_plugins = ["pytester"]
 
 

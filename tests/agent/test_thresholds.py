@@ -83,6 +83,7 @@ def _marked(pytester: pytest.Pytester, suite: Path, responses: Path, bound: str)
     )
 
 
+@pytest.mark.slow
 def test_plugin_min_accuracy_outside_zero_to_one_is_refused_before_running(
     pytester: pytest.Pytester,
 ) -> None:
@@ -111,6 +112,7 @@ def test_plugin_min_accuracy_outside_zero_to_one_is_refused_before_running(
     assert "missing.jsonl" not in result.stdout.str()
 
 
+@pytest.mark.slow
 def test_plugin_far_below_bound_lists_first_failures_and_counts_the_rest(
     pytester: pytest.Pytester,
 ) -> None:

@@ -60,6 +60,7 @@ def test_call_tool_invalid_arguments_raise_input_error() -> None:
         call_tool("nope", {})
 
 
+@pytest.mark.slow
 def test_mcp_server_over_stdio_lists_and_calls_tools() -> None:
     from mcp.client.stdio import StdioServerParameters
 

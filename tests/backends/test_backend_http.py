@@ -95,6 +95,7 @@ def test_openai_500_forever_raises_http_error_after_retries() -> None:
     assert info.value.status_code == 500
 
 
+@pytest.mark.slow
 def test_openai_429_honours_retry_after() -> None:
     with FakeServer({"x": [Step(status=429, retry_after="1"), Step(content="ok")]}) as server:
         started = time.monotonic()

@@ -12,6 +12,9 @@ from collections import Counter
 from functools import cache
 
 import bfcl_agreement as corpus
+import pytest
+
+pytestmark = pytest.mark.slow  # subprocesses, servers or corpora: `make test` runs it
 
 # Where BFCL is known to be wrong, the default profile must give the right verdict.
 KNOWN_BFCL_ERRORS = {

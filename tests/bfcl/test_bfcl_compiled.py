@@ -130,6 +130,7 @@ def _with(calls: list[ToolCall], index: int, key: str, value: Any) -> list[ToolC
     return [*calls[:index], changed, *calls[index + 1 :]]
 
 
+@pytest.mark.slow
 def test_compiled_checker_mutated_arguments_same_verdicts() -> None:
     checked = 0
     for group in _corpus():

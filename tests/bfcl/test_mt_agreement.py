@@ -19,6 +19,8 @@ pytest.importorskip("bfcl_eval.eval_checker.multi_turn_eval.func_source_code.mat
 
 import bfcl_mt_agreement as corpus
 
+pytestmark = pytest.mark.slow  # the agreement corpus: `make test` runs it
+
 VARIANTS = {
     "gt_fc",
     "gt_prompt",

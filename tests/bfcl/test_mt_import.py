@@ -194,6 +194,7 @@ def test_bfcl_data_repairs_are_made_and_told() -> None:
     assert repaired == [f"{c}_173" for c in CATEGORIES]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("category", CATEGORIES)
 def test_the_suite_validates_and_every_reference_holds_up(category: str) -> None:
     suite = toolgrade.parse_suite(json.dumps(_suite(category).to_dict()))

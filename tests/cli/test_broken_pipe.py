@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # subprocesses, servers or corpora: `make test` runs it
+
 REAL = Path(__file__).resolve().parent.parent / "data" / "real"
 PIPE_CLOSED = 1
 

@@ -14,6 +14,8 @@ import pytest
 
 from runner import loopy
 
+pytestmark = pytest.mark.slow  # subprocesses, servers or corpora: `make test` runs it
+
 ROOT = Path(__file__).resolve().parents[2]
 
 # The command line, with an extractor that spins on the `LOOP` output (a stand-in for

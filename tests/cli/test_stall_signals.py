@@ -25,9 +25,10 @@ SIGNALS = [pytest.param(signal.SIGINT, id="SIGINT")]
 if sys.platform != "win32":
     SIGNALS.append(pytest.param(signal.SIGTERM, id="SIGTERM"))
 
-pytestmark = pytest.mark.skipif(
-    sys.platform == "win32", reason="no portable way to send Ctrl-C to a child"
-)
+pytestmark = [
+    pytest.mark.slow,  # subprocesses: `make test` runs them
+    pytest.mark.skipif(sys.platform == "win32", reason="no portable way to send Ctrl-C to a child"),
+]
 
 
 def _stop_when(

@@ -20,6 +20,8 @@ from conversation.playserver import Play, PlayServer
 from runner.children import killed_run
 from toolgrade.cli import app
 
+pytestmark = pytest.mark.slow  # subprocesses, servers or corpora: `make test` runs it
+
 SUITE = toolgrade.load_suite("coding-agent-multiturn")
 
 

@@ -13,6 +13,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 import toolgrade
 from conversation import stalls
 from toolgrade._threads import BoundedPool
@@ -32,6 +34,7 @@ def test_looping_method_is_a_timeout_problem(tmp_path: Path) -> None:
     assert pool.call_sync(lambda: threading.active_count() > 0, timeout=1.0)
 
 
+@pytest.mark.slow
 def test_cli_suite_check_looping_environment_is_refused_within_the_timeout(
     tmp_path: Path, toolgrade_home: Path
 ) -> None:

@@ -320,6 +320,7 @@ def test_cli_endpoints_file_error_names_file_and_line(suite_file: Path, tmp_path
     assert f"{endpoints}:2" in result.output
 
 
+@pytest.mark.slow
 def test_cli_resume_with_new_base_urls_finishes_the_run(
     suite_file: Path, toolgrade_home: Path
 ) -> None:

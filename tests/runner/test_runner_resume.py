@@ -161,6 +161,7 @@ def _write_suite(path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX-only")
 def test_runner_sigkill_then_resume_matches_uninterrupted_run(
     tmp_path: Path, toolgrade_home: Path
@@ -250,6 +251,7 @@ class _KillServerAfter(_StopAfter):
             self.server.stop()
 
 
+@pytest.mark.slow
 def test_runner_server_lost_mid_run_stops_and_resumes(toolgrade_home: Path) -> None:
     suite = _suite()
     with FakeServer(_script()) as server:

@@ -100,6 +100,7 @@ def _log_events(home: Path, run_id: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines()]
 
 
+@pytest.mark.slow
 def test_warmup_sent_once_untimed_so_a_cold_start_fails_no_case(toolgrade_home: Path) -> None:
     with FakeServer(_script(), cold_start=1.5) as server:
         run = toolgrade.run_suite(
@@ -121,6 +122,7 @@ def test_warmup_sent_once_untimed_so_a_cold_start_fails_no_case(toolgrade_home: 
     assert events[:2] == ["run_start", "warmup"]
 
 
+@pytest.mark.slow
 def test_no_warmup_sends_none_and_the_cold_start_times_out_case_one() -> None:
     with FakeServer(_script(), cold_start=1.5) as server:
         run = toolgrade.run_suite(

@@ -111,6 +111,7 @@ class _Notes:
         return False
 
 
+@pytest.mark.slow
 def test_cli_stalled_server_exits_3_after_the_warmup_timeout(
     tmp_path: Path, toolgrade_home: Path
 ) -> None:
@@ -132,6 +133,7 @@ def test_cli_stalled_server_exits_3_after_the_warmup_timeout(
     assert not (toolgrade_home / "runs").exists()
 
 
+@pytest.mark.slow
 def test_cli_server_that_answers_nothing_at_all_exits_3_with_the_doctor_command(
     tmp_path: Path, toolgrade_home: Path
 ) -> None:

@@ -13,6 +13,8 @@ from toolgrade.store import _migrations as migrations_module
 from toolgrade.store import list_runs
 from toolgrade.store._migrations import MIGRATIONS, migrate
 
+pytestmark = pytest.mark.slow  # many processes: `make test` runs it
+
 # One process: for each home it is sent on standard input, save its runs there, one by
 # one, as soon as the home arrives (every process gets it at the same moment).
 _WORKER = """

@@ -254,6 +254,7 @@ def _overlap(x: tuple[float, float], y: tuple[float, float]) -> bool:
     return max(x[0], y[0]) < min(x[1], y[1])
 
 
+@pytest.mark.slow
 def test_sweep_different_servers_run_at_the_same_time(tmp_path: Path) -> None:
     write_suite(tmp_path / "alpha.json", "alpha", 4)
     slow = {**FAST, "concurrency": 1}

@@ -8,7 +8,7 @@ each schema pattern is translated to RE2 syntax (`ecma_to_re2`) and compiled by 
 
 The translation keeps ECMA-262's meaning where RE2's differs: `\s` and `\S` are
 ECMA's whitespace (the no-break space and the other Unicode spaces, `\v`, U+FEFF), `.`
-matches no line terminator (`\n`, `\r`, U+2028, U+2029), and `\uXXXX` (a surrogate pair
+matches no line terminator (`\n`, `\r`, U+2028, U+2029), and `\uHHHH` (a surrogate pair
 joined), `\u{...}`, `\cX` and `\0` become RE2 escapes. `\d`, `\w` and `\b` are ASCII in
 both. A pattern RE2 cannot run (lookaround, backreferences) raises `ValueError`: the
 schema is refused, never matched by a backtracking engine.
@@ -140,7 +140,7 @@ def _hex_at(pattern: str, i: int, width: int) -> int | None:
 
 
 def _unicode_escape(pattern: str, i: int) -> tuple[str, int]:
-    r"""`\uXXXX` (a surrogate pair joined, a lone surrogate as U+FFFD) or `\u{X...}`."""
+    r"""`\uHHHH` (a surrogate pair joined, a lone surrogate as U+FFFD) or `\u{X...}`."""
     if pattern.startswith("{", i + 1):
         end = pattern.find("}", i + 2)
         digits = pattern[i + 2 : end] if end > 0 else ""

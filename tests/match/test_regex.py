@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from toolgrade.match import _matchers, compare_values, matcher_problems
-from toolgrade.match._matchers import FALLBACK_MAX_PATTERN, FALLBACK_MAX_TEXT, compiled
+from toolgrade.match import _regex, compare_values, matcher_problems
+from toolgrade.match._regex import FALLBACK_MAX_PATTERN, FALLBACK_MAX_TEXT, compiled
 from toolgrade.match._values import SEMANTIC
 
 
@@ -62,7 +62,7 @@ def test_regex_not_re2_is_a_matcher_problem(pattern: str, problem: str) -> None:
 @pytest.fixture
 def without_re2(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """As on a platform where google-re2 cannot be imported."""
-    monkeypatch.setattr(_matchers, "re2", None)
+    monkeypatch.setattr(_regex, "re2", None)
     compiled.cache_clear()
     yield
     compiled.cache_clear()

@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Literal
 
 from toolgrade._json import JsonObject, JsonValue
-from toolgrade.match._matchers import compiled
+from toolgrade.match._regex import compiled
 
 __all__ = ["MAX_SEARCH_RESULTS", "Workspace"]
 

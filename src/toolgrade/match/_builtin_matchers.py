@@ -10,7 +10,8 @@ from collections.abc import Mapping
 
 from toolgrade._json import JsonValue
 from toolgrade.match import _evaluate as ev
-from toolgrade.match._matchers import _DEFAULT_TOL, JSON_TYPES, MatcherSpec, _is_number, compiled
+from toolgrade.match._matchers import _DEFAULT_TOL, JSON_TYPES, MatcherSpec, _is_number
+from toolgrade.match._regex import compiled
 
 __all__ = [
     "ABSENT",

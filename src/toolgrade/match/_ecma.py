@@ -22,12 +22,12 @@ from functools import lru_cache
 from typing import Protocol
 
 from toolgrade._json import clean_text
-from toolgrade.match._matchers import (
+from toolgrade.match._regex import (
     FALLBACK_MAX_PATTERN,
     FALLBACK_MAX_TEXT,
-    _re2_error,
-    _re2_module,
-    _re2_options,
+    re2_error,
+    re2_module,
+    re2_options,
 )
 
 __all__ = ["SchemaRegex", "ecma_to_re2", "schema_regex", "schema_search"]
@@ -193,13 +193,13 @@ def schema_regex(pattern: str) -> SchemaRegex:
         True
     """
     translated = ecma_to_re2(clean_text(pattern))
-    module = _re2_module()
+    module = re2_module()
     if module is None:  # pragma: no cover - exercised by monkeypatching `re2` away
         return _fallback(translated)
     try:
-        return module.compile(translated, _re2_options())  # type: ignore[no-any-return]
+        return module.compile(translated, re2_options())  # type: ignore[no-any-return]
     except module.error as exc:
-        raise ValueError(_re2_error(exc, _HINT)) from None
+        raise ValueError(re2_error(exc, _HINT)) from None
 
 
 def schema_search(pattern: str, text: str) -> bool:

@@ -17,10 +17,10 @@ from toolgrade.match._matchers import (
     TOO_DEEP,
     Matcher,
     MatcherError,
-    compiled,
     find_matcher,
     parse_matcher,
 )
+from toolgrade.match._regex import compiled
 from toolgrade.match._unordered import unordered_problem
 
 if TYPE_CHECKING:

@@ -60,12 +60,7 @@ def check_environments(chk: _Checker, src: SourceFile) -> None:
         return
     for name, env in environments.items():
         path = f"$.environments.{name}"
-        first = chk.environments.setdefault(name, (src.name, path, env))
-        if first[0] != src.name and first[2] != env:
-            message = (
-                f"environment '{name}' conflicts with its definition in {first[0]} at {first[1]}"
-            )
-            chk.add(src.name, path, message)
+        _record(chk, chk.environments, src, (name, path, env), "environment")
         if not isinstance(env, dict):
             continue
         if env.get("kind") == "python":
@@ -84,11 +79,22 @@ def check_states(chk: _Checker, src: SourceFile) -> None:
     if not isinstance(states, dict):
         return
     for name, state in states.items():
-        path = f"$.states.{name}"
-        first = chk.states.setdefault(name, (src.name, path, state))
-        if first[0] != src.name and first[2] != state:
-            message = f"state '{name}' conflicts with its definition in {first[0]} at {first[1]}"
-            chk.add(src.name, path, message)
+        _record(chk, chk.states, src, (name, f"$.states.{name}", state), "state")
+
+
+def _record(
+    chk: _Checker,
+    table: dict[str, tuple[str, str, JsonValue]],
+    src: SourceFile,
+    entry: tuple[str, str, JsonValue],
+    kind: str,
+) -> None:
+    """Record a named entry; one defined differently in another file is a problem."""
+    name, path, value = entry
+    first = table.setdefault(name, (src.name, path, value))
+    if first[0] != src.name and first[2] != value:
+        message = f"{kind} '{name}' conflicts with its definition in {first[0]} at {first[1]}"
+        chk.add(src.name, path, message)
 
 
 def _check_class(chk: _Checker, where: _Where, value: JsonValue) -> None:

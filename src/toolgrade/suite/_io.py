@@ -230,20 +230,10 @@ def _merge(sources: Sequence[SourceFile], fallback_name: str) -> tuple[JsonObjec
             key = flat.get("name") if isinstance(flat, dict) else None
             tools.setdefault(str(key), tool)
     merged["tools"] = list(tools.values())
-    environments: JsonObject = {}
-    for src in sources:
-        found = src.data.get("environments")
-        for name, env in (found if isinstance(found, dict) else {}).items():
-            environments.setdefault(name, env)  # conflicts are reported by the checks
-    if environments:
-        merged["environments"] = environments
-    states: JsonObject = {}
-    for src in sources:
-        found = src.data.get("states")
-        for name, state in (found if isinstance(found, dict) else {}).items():
-            states.setdefault(name, state)  # conflicts are reported by the checks
-    if states:
-        merged["states"] = states
+    for key in ("environments", "states"):
+        named = _named(sources, key)
+        if named:
+            merged[key] = named
     merged["cases"] = [c for s in sources for c in _list(s.data, "cases")]
     return merged, problems
 
@@ -251,3 +241,16 @@ def _merge(sources: Sequence[SourceFile], fallback_name: str) -> tuple[JsonObjec
 def _list(data: JsonObject, key: str) -> list[JsonValue]:
     value = data.get(key)
     return value if isinstance(value, list) else []
+
+
+def _named(sources: Sequence[SourceFile], key: str) -> JsonObject:
+    """The named entries (`environments`, `states`) of every file, the first of each name.
+
+    A name defined differently in two files is reported by the checks.
+    """
+    named: JsonObject = {}
+    for src in sources:
+        found = src.data.get(key)
+        for name, entry in (found if isinstance(found, dict) else {}).items():
+            named.setdefault(name, entry)
+    return named

@@ -10,7 +10,6 @@ from typing import Any
 
 from toolgrade._json import JsonObject
 from toolgrade.backends import Backend, create_backend
-from toolgrade.backends._replay import ReplayBackend
 from toolgrade.errors import BackendUnreachable, ConfigError
 from toolgrade.results import CaseResult, RunResult
 from toolgrade.runner._case import CaseRunner
@@ -78,8 +77,6 @@ async def arun_suite(
     shown = make_progress(progress)
     backend = create_backend(model, options.backend_settings()) if isinstance(model, str) else model
     try:
-        if isinstance(backend, ReplayBackend):
-            backend.check_repeat(options.repeat)  # a line no repetition reads is a mistake
         try:
             info = await server_info(backend)
             header = new_header(suite, backend, options, info=info, run_id=run_id)
@@ -161,8 +158,6 @@ async def aresume_run(
     warm = None if backend is not None else warmup_backend(spec, options)
     backend = backend or create_backend(spec, options.backend_settings())
     try:
-        if isinstance(backend, ReplayBackend):
-            backend.check_repeat(options.repeat)
         try:
             info = await server_info(backend)
             update: JsonObject = {"status": "running", "finished_at": None}

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from toolgrade._json import JsonObject, JsonValue
 from toolgrade.backends import Backend, ChatRequest, EndpointPool, ServerInfo
+from toolgrade.backends._replay import ReplayBackend
 from toolgrade.errors import BackendTimeout, BackendUnreachable
 from toolgrade.results import RunResult
 from toolgrade.runner._options import RunOptions
@@ -94,9 +95,12 @@ async def get_ready(
         progress: where notices go.
 
     Raises:
+        InputError: a responses file has a line for a repetition the run does not have.
         BackendUnreachable: the server stopped answering before the warm-up, or took the
             warm-up request and sent no answer within `options.warmup_limit` seconds.
     """
+    if isinstance(backend, ReplayBackend):
+        backend.check_repeat(options.repeat)  # a line no repetition reads is a mistake
     ready = Ready(header=header, options=options)
     if isinstance(backend, EndpointPool) and backend.resting():
         down = backend.resting()

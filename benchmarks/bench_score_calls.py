@@ -133,7 +133,7 @@ def todays_code() -> Callable[[Calls, Calls], object]:
     (`_score_general` is the same algorithm, kept in the package for the property tests).
     Imported here, not at the top: the ragas subprocess runs this file without toolgrade.
     """
-    from toolgrade._toolcall import read_calls
+    from toolgrade._core.toolcall import read_calls
     from toolgrade.calls import AccuracyScore, _Scored
     from toolgrade.match import align, same_arguments
 

@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-import toolgrade._pairing as pairing
+import toolgrade.match._pairing as pairing
 from toolgrade import score_calls
-from toolgrade._call_classes import equal_calls
 from toolgrade.calls import AccuracyScore, _score_general
 from toolgrade.match._align import first_best
+from toolgrade.match._call_classes import equal_calls
 
 CASES = int(os.environ.get("TOOLGRADE_PAIRING_CASES", "20000"))
 """Random cases compared per run, in `PARTS` tests: 20,000 take about 5 s on 2 busy cores;

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from toolgrade._files import read_bytes, read_stream, read_text
+from toolgrade._core.files import read_bytes, read_stream, read_text
 from toolgrade.cli import _io
 from toolgrade.errors import ConfigError, InputError
 
@@ -99,7 +99,7 @@ def test_read_bytes_fifo_without_writer_does_not_block(tmp_path: Path) -> None:
     fifo = tmp_path / "responses.jsonl"
     os.mkfifo(fifo)
     code = (
-        "import sys; from pathlib import Path; from toolgrade._files import read_text;"
+        "import sys; from pathlib import Path; from toolgrade._core.files import read_text;"
         " print(repr(read_text(Path(sys.argv[1]))))"
     )
     try:

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from toolgrade import SuiteError, _files, load_suite
-from toolgrade._files import MAX_FILE_BYTES
+from toolgrade import SuiteError, load_suite
+from toolgrade._core import files as _files
+from toolgrade._core.files import MAX_FILE_BYTES
 from toolgrade.backends._endpoints import MAX_ENDPOINTS_BYTES
 from toolgrade.backends._replay_lines import MAX_RESPONSES_FILE_BYTES
 from toolgrade.backends._stream import MAX_RESPONSE_BYTES

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from toolgrade._registry import reset_plugins
+from toolgrade._core.registry import reset_plugins
 from toolgrade.cli import app
 
 PLUGIN = '''

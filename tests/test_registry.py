@@ -12,11 +12,11 @@ import pytest
 import toolgrade
 import toolgrade.plugins as plugins
 from toolgrade import ConfigError
-from toolgrade._profiles import PROFILES, JudgeFn
-from toolgrade._registry import Registry, load_target
+from toolgrade._core.registry import Registry, load_target
 from toolgrade.backends import providers
 from toolgrade.extract import _registry as formats
 from toolgrade.extract._types import Extraction, TextFormat
+from toolgrade.judging._profiles import PROFILES, JudgeFn
 from toolgrade.match import MATCHER_NAMES, matcher_problems
 from toolgrade.match import _matchers as matchers
 from toolgrade.plugins import MatcherSpec
@@ -188,7 +188,7 @@ def test_builtin_backends_reports_profiles_and_matchers_are_listed() -> None:
     builtin = {"llamacpp", "lmstudio", "ollama", "openai", "python", "replay", "sglang", "vllm"}
     assert builtin <= set(providers())
     assert report_formats()[: len(REPORT_FORMATS)] == list(REPORT_FORMATS)
-    assert toolgrade.judge.__module__ == "toolgrade._judge"
+    assert toolgrade.judge.__module__ == "toolgrade.judging._judge"
     assert matchers.matcher_names()[: len(MATCHER_NAMES)] == list(MATCHER_NAMES)
 
 
@@ -243,7 +243,7 @@ def test_registry_concurrent_first_misses_all_see_the_plugins(
     import threading
     import time
 
-    from toolgrade._registry import Registry
+    from toolgrade._core.registry import Registry
 
     reg: Registry[str] = Registry("thing", "toolgrade.test-concurrent")
     started, release = threading.Event(), threading.Event()

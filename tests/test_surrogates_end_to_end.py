@@ -26,7 +26,7 @@ from backends.streamserver import DONE, Reply, StreamServer, chunk, completion, 
 from runner.convscript import suite as conversation_suite
 from runner.fakeserver import FakeServer, Step
 from toolgrade import call_tool
-from toolgrade._json import has_surrogate
+from toolgrade._core.json_data import has_surrogate
 from toolgrade.cli import app
 
 SUR = "\ud83d"

@@ -1,11 +1,12 @@
-"""The shared vocabulary (`toolgrade._vocab`) is declared once and re-exported unchanged."""
+"""The shared vocabulary (`toolgrade._core.vocab`) is declared once and re-exported unchanged."""
 
 from __future__ import annotations
 
 from typing import get_args
 
 import toolgrade
-from toolgrade import _vocab, match, results, suite
+from toolgrade import match, results, suite
+from toolgrade._core import vocab as _vocab
 from toolgrade.agent._tools import mcp_tools
 from toolgrade.match._calls import CaseStatus, PairKind, RubricName
 

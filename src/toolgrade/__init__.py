@@ -14,10 +14,7 @@ from importlib import import_module as _import_module
 from toolgrade._version import __version__
 
 if _typing.TYPE_CHECKING:
-    from toolgrade._judge import judge
-    from toolgrade.agent._check import assert_tool_calls
-    from toolgrade.agent._tools import call_tool, tool_definitions
-    from toolgrade.agent._trajectory import assert_trajectory
+    from toolgrade.agent import assert_tool_calls, assert_trajectory, call_tool, tool_definitions
     from toolgrade.backends import (
         DEFAULT_MAX_TOKENS,
         Backend,
@@ -37,7 +34,6 @@ if _typing.TYPE_CHECKING:
         compare_many,
         compare_runs,
     )
-    from toolgrade.conversation import judge_conversation
     from toolgrade.errors import (
         BackendError,
         BackendHTTPError,
@@ -54,6 +50,7 @@ if _typing.TYPE_CHECKING:
         ToolgradeError,
     )
     from toolgrade.extract import Extraction, ExtractionProblem, extract_calls
+    from toolgrade.judging import judge, judge_conversation
     from toolgrade.match import Mismatch
     from toolgrade.metrics import Breakdown, Rate, RunMetrics, compute_metrics
     from toolgrade.report import describe_failure, render_report, write_report
@@ -206,9 +203,7 @@ __all__ = [
 ]
 
 _MODULES: dict[str, tuple[str, ...]] = {
-    "agent._check": ("assert_tool_calls",),
-    "agent._tools": ("call_tool", "tool_definitions"),
-    "agent._trajectory": ("assert_trajectory",),
+    "agent": ("assert_tool_calls", "assert_trajectory", "call_tool", "tool_definitions"),
     "backends": (
         "DEFAULT_MAX_TOKENS",
         "Backend",
@@ -221,7 +216,6 @@ _MODULES: dict[str, tuple[str, ...]] = {
     "bfcl": ("bfcl_categories", "convert_bfcl_results", "import_bfcl"),
     "calls": ("AccuracyScore", "CallPair", "ToolCall", "score_calls"),
     "compare": ("Comparison", "Delta", "Flip", "MultiComparison", "compare_many", "compare_runs"),
-    "conversation": ("judge_conversation",),
     "errors": (
         "BackendError",
         "BackendHTTPError",
@@ -238,7 +232,7 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "ToolgradeError",
     ),
     "extract": ("Extraction", "ExtractionProblem", "extract_calls"),
-    "_judge": ("judge",),
+    "judging": ("judge", "judge_conversation"),
     "match": ("Mismatch",),
     "metrics": ("Breakdown", "Rate", "RunMetrics", "compute_metrics"),
     "report": ("describe_failure", "render_report", "write_report"),

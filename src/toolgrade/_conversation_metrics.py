@@ -29,8 +29,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import get_args
 
-from toolgrade._json import JsonObject
-from toolgrade._transcript import FAILURE_CAUSES, ConversationMode, ConversationRecord
+from toolgrade._core.json_data import JsonObject
+from toolgrade._core.transcript import FAILURE_CAUSES, ConversationMode, ConversationRecord
 from toolgrade.results import CaseResult, Status
 from toolgrade.stats import Interval, Rate, bootstrap_interval, rate_of
 

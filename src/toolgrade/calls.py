@@ -4,8 +4,8 @@
 paired by an optimal assignment rather than a greedy scan, and the score follows the
 documented formula (its README's 0.667 example really scores 0.4).
 
-`ToolCall` lives in `toolgrade._vocab` and `as_call` and `as_calls` in
-`toolgrade._toolcall` (which keeps this module under the size limit); both are imported
+`ToolCall` lives in `toolgrade._core.vocab` and `as_call` and `as_calls` in
+`toolgrade._core.toolcall` (which keeps this module under the size limit); both are imported
 from here.
 """
 
@@ -16,14 +16,13 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Literal, NamedTuple
 
-from toolgrade._json import JsonObject
+from toolgrade._core.json_data import JsonObject
+from toolgrade._core.toolcall import RawCalls, as_call, as_calls, new_tuple, read_calls
+from toolgrade._core.vocab import Mismatch, ToolCall
 
 # score_calls re-uses match's equality and alignment (through `_pairing`), so that it and
 # the judge can never disagree on them.
-from toolgrade._pairing import Pairs, pair_calls, pair_calls_general
-from toolgrade._toolcall import RawCalls, as_call, as_calls, new_tuple, read_calls
-from toolgrade._vocab import Mismatch, ToolCall
-from toolgrade.match import DEEP_EQUALITY, compare_arguments
+from toolgrade.match import DEEP_EQUALITY, Pairs, compare_arguments, pair_calls, pair_calls_general
 
 __all__ = ["AccuracyScore", "CallPair", "ToolCall", "as_call", "as_calls", "score_calls"]
 

@@ -34,7 +34,7 @@ from toolgrade._conversation_metrics import (
     TurnAccuracy,
     conversation_metrics,
 )
-from toolgrade._json import JsonObject, JsonValue
+from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.results import CaseResult, RunResult, Status
 from toolgrade.stats import Interval, Rate, bootstrap_mean_interval, rate_of
 

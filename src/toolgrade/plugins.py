@@ -32,8 +32,7 @@ Examples:
 
 from __future__ import annotations
 
-from toolgrade._judge import JudgeFn, register_profile
-from toolgrade._vocab import ToolCall
+from toolgrade._core.vocab import ToolCall
 from toolgrade.backends import (
     Backend,
     BackendFactory,
@@ -47,13 +46,14 @@ from toolgrade.extract import (
     ExtractContext,
     Extraction,
     ExtractionProblem,
+    ParseFn,
+    PlacedFormat,
     StructuredFormat,
     TextFormat,
+    register_format,
 )
-from toolgrade.extract._registry import PlacedFormat, register_format
-from toolgrade.extract._types import ParseFn
-from toolgrade.match._evaluate import MatchContext
-from toolgrade.match._matchers import Matcher, MatcherSpec, register_matcher
+from toolgrade.judging import JudgeFn, register_profile
+from toolgrade.match import MatchContext, Matcher, MatcherSpec, register_matcher
 from toolgrade.report import ReportInput, ReportWriter, register_report
 
 __all__ = [

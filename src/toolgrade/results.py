@@ -2,7 +2,7 @@
 
 These are what the runner writes (one `CaseResult` per line of `results.jsonl`), what
 the store keeps, and what metrics and reports read. `Status` is declared in
-`toolgrade._vocab` (the bottom layer) and re-exported from here.
+`toolgrade._core.vocab` (the bottom layer) and re-exported from here.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
-from toolgrade._json import JsonObject, JsonValue
-from toolgrade._transcript import ConversationRecord, drop_empty_endpoints
-from toolgrade._vocab import Mismatch, PairKind, Rubric, Status, ToolCall
+from toolgrade._core.json_data import JsonObject, JsonValue
+from toolgrade._core.transcript import ConversationRecord, drop_empty_endpoints
+from toolgrade._core.vocab import Mismatch, PairKind, Rubric, Status, ToolCall
 
 __all__ = ["CaseResult", "ConversationRecord", "PairResult", "RunResult", "Status", "Verdict"]
 
@@ -44,7 +44,7 @@ class Verdict:
     """A judge profile's verdict on one case; `judge` makes it a `CaseResult`.
 
     The profile decides; the case's labels, the calls, the rubric and the extraction's
-    format are added by `toolgrade._judge.case_result`, the one place results are built.
+    format are added by `toolgrade.judging._judge.case_result`, the one place results are built.
     """
 
     status: Status

@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from toolgrade._json import JsonObject
+from toolgrade._core.json_data import JsonObject
 
 __all__ = [
     "Interval",

@@ -15,7 +15,7 @@ import pytest
 
 import toolgrade
 from toolgrade.agent._check import fraction_bound
-from toolgrade.agent._plugin import FAILURES_SHOWN
+from toolgrade.cli._pytest_plugin import FAILURES_SHOWN
 
 pytest_plugins = ["pytester"]
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from toolgrade._json import JsonObject
+from toolgrade._core.json_data import JsonObject
 from toolgrade.backends import (
     BackendSettings,
     ChatReply,

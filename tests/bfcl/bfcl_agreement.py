@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolgrade._judge import judge
 from toolgrade.bfcl._data import BfclCategory, BfclEntry
 from toolgrade.bfcl._import import entry_to_case
 from toolgrade.bfcl._results import convert_result
 from toolgrade.extract import extract_calls
+from toolgrade.judging._judge import judge
 from toolgrade.results import CaseResult
 from toolgrade.suite import Case, Suite, ToolSpec
 

@@ -18,8 +18,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from toolgrade._transcript import Step
-from toolgrade._vocab import ToolCall
+from toolgrade._core.transcript import Step
+from toolgrade._core.vocab import ToolCall
 from toolgrade.bfcl._data import MultiTurnCategory, open_bfcl_data
 from toolgrade.bfcl._mt_checker import (
     MultiTurnEntry,
@@ -28,9 +28,10 @@ from toolgrade.bfcl._mt_checker import (
     entry_from_conversation,
 )
 from toolgrade.bfcl._mt_import import build_multi_turn_suite
-from toolgrade.conversation import TurnRun, judge_conversation
-from toolgrade.conversation._judge import ConversationVerdict
+from toolgrade.environments import TurnRun
 from toolgrade.extract import extract_calls
+from toolgrade.judging import judge_conversation
+from toolgrade.judging._conversation import ConversationVerdict
 from toolgrade.suite import Conversation, Suite
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "bfcl" / "multi_turn_corpus.jsonl.gz"

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 from bfcl_agreement import Group, load_corpus, model_output
 
-from toolgrade._judge import judge
 from toolgrade.bfcl._answer import prepare_answer
 from toolgrade.extract import Extraction, _api, extract_calls
 from toolgrade.extract._api import make_context
 from toolgrade.extract._pyliteral import read_call_block
 from toolgrade.extract._pythonic import _unwrap, read_simple_block
 from toolgrade.extract._shortcut import message_shortcut, plain_shortcut
+from toolgrade.judging._judge import judge
 from toolgrade.results import CaseResult
 
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from toolgrade._judge import case_result, judge
 from toolgrade.bfcl._data import BfclCategory, BfclEntry
 from toolgrade.bfcl._import import entry_to_case
 from toolgrade.bfcl._profile import judge_bfcl
+from toolgrade.judging._judge import case_result, judge
 from toolgrade.results import Status, Verdict
 from toolgrade.suite import Case
 

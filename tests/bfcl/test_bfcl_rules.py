@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from toolgrade._judge import judge
 from toolgrade.bfcl._data import BfclCategory, BfclEntry
 from toolgrade.bfcl._import import entry_to_case
+from toolgrade.judging._judge import judge
 
 RULES = Path(__file__).resolve().parents[1] / "data" / "bfcl" / "rules.json"
 ROWS: list[dict[str, Any]] = json.loads(RULES.read_text(encoding="utf-8"))

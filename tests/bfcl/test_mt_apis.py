@@ -13,8 +13,8 @@ pytest.importorskip("bfcl_eval.eval_checker.multi_turn_eval.func_source_code.mat
 
 from bfcl_mt_scenario import FILES
 
-from toolgrade._transcript import Exchange
-from toolgrade._vocab import ToolCall
+from toolgrade._core.transcript import Exchange
+from toolgrade._core.vocab import ToolCall
 from toolgrade.bfcl import _mt_apis
 from toolgrade.bfcl._mt_apis import (
     BfclApis,
@@ -22,7 +22,7 @@ from toolgrade.bfcl._mt_apis import (
     is_long_context,
     method_owner,
 )
-from toolgrade.conversation._python_env import PythonToolEnvironment, build_instance
+from toolgrade.environments._python import PythonToolEnvironment, build_instance
 from toolgrade.errors import ConfigError, SuiteError
 from toolgrade.suite import ToolSpec
 

@@ -11,7 +11,7 @@ pytest.importorskip("bfcl_eval.eval_checker.multi_turn_eval.func_source_code.mat
 
 from bfcl_mt_scenario import FILES
 
-from toolgrade._transcript import Step
+from toolgrade._core.transcript import Step
 from toolgrade.bfcl._mt_checker import (
     MultiTurnEntry,
     MultiTurnVerdict,
@@ -22,7 +22,8 @@ from toolgrade.bfcl._mt_checker import (
 )
 from toolgrade.bfcl._mt_decode import DecodeError, bfcl_step, decode_step, literal_arithmetic
 from toolgrade.bfcl._mt_execute import BfclSide, instance_name, result_string
-from toolgrade.conversation import TurnRun, judge_conversation
+from toolgrade.environments import TurnRun
+from toolgrade.judging import judge_conversation
 from toolgrade.suite import Conversation, Suite
 
 

@@ -23,8 +23,8 @@ from toolgrade.bfcl._mt_import import (
     read_multi_turn_entries,
 )
 from toolgrade.cli import app
-from toolgrade.conversation import check_conversations
 from toolgrade.errors import ConfigError, InputError
+from toolgrade.judging import check_conversations
 from toolgrade.suite import Conversation, Suite, ToolSpec, load_suite
 
 CATEGORIES = [c.value for c in MultiTurnCategory]

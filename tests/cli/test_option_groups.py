@@ -9,7 +9,7 @@ import typer
 from typer.testing import CliRunner
 
 import toolgrade
-from toolgrade._json import JsonObject
+from toolgrade._core.json_data import JsonObject
 from toolgrade.cli._options import marker_options, option, with_options
 from toolgrade.cli._run_options import RequestOptions, ScoringOptions
 from toolgrade.cli._selection import SelectionOptions

@@ -38,7 +38,7 @@ def _write_suite(folder: Path, reference_path: str = "a.txt", *, reference: bool
             }
         ],
         "environments": {
-            "ws": {"kind": "python", "class": "toolgrade.conversation._workspace:Workspace"}
+            "ws": {"kind": "python", "class": "toolgrade.environments._workspace:Workspace"}
         },
         "cases": [conversation],
     }

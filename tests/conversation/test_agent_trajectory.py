@@ -7,16 +7,16 @@ from typing import Any
 
 import pytest
 
-from toolgrade._vocab import ToolCall
-from toolgrade.backends._trajectory import (
+from toolgrade._core.vocab import ToolCall
+from toolgrade.extract import extract_calls
+from toolgrade.extract._common import MAX_CALLS, MAX_DEPTH
+from toolgrade.extract._messages import (
     MAX_MESSAGES,
     is_trajectory,
     message_tool_calls,
     trajectory_message,
 )
-from toolgrade.conversation._agent_trajectory import steps_from_messages, trajectory_calls
-from toolgrade.extract import extract_calls
-from toolgrade.extract._common import MAX_CALLS, MAX_DEPTH
+from toolgrade.extract._trajectory import steps_from_messages, trajectory_calls
 
 
 def _call(name: str, arguments: Any, call_id: str | None = None) -> dict[str, Any]:

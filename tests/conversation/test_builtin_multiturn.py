@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 import toolgrade
-from toolgrade.conversation import environment_factory
-from toolgrade.conversation._reference import reference_final_state
-from toolgrade.conversation._suite_check import check_conversations
+from toolgrade.environments import environment_factory
+from toolgrade.judging._reference import reference_final_state
+from toolgrade.judging._suite_check import check_conversations
 from toolgrade.suite import (
     CHECK_NAMES,
     Conversation,

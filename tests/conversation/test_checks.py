@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from toolgrade._transcript import TurnResult
-from toolgrade._vocab import ToolCall
-from toolgrade.conversation._checks import (
+from toolgrade._core.transcript import TurnResult
+from toolgrade._core.vocab import ToolCall
+from toolgrade.environments._pointer import get_pointer, pointer_problem, pointer_to_path
+from toolgrade.judging._end_checks import (
     check_final_state,
     check_forbidden,
     check_max_calls,
@@ -15,7 +16,6 @@ from toolgrade.conversation._checks import (
     check_unchanged,
     find_forbidden,
 )
-from toolgrade.conversation._pointer import get_pointer, pointer_problem, pointer_to_path
 from toolgrade.match._matchers import MatcherError
 from toolgrade.suite import (
     CallPattern,

@@ -8,21 +8,21 @@ from pathlib import Path
 
 import pytest
 
-from toolgrade._json import JsonObject
-from toolgrade._vocab import ToolCall
-from toolgrade.conversation._environments import (
+from toolgrade._core.json_data import JsonObject
+from toolgrade._core.vocab import ToolCall
+from toolgrade.environments._factory import (
     NoToolEnvironment,
     deep_merge,
     environment_factory,
 )
-from toolgrade.conversation._python_env import (
+from toolgrade.environments._python import (
     MAX_RESULT_CHARS,
     PythonToolEnvironment,
     load_python_class,
     to_json,
 )
-from toolgrade.conversation._scripted import ScriptedToolEnvironment
-from toolgrade.conversation._types import ToolEnvironment
+from toolgrade.environments._scripted import ScriptedToolEnvironment
+from toolgrade.environments._types import ToolEnvironment
 from toolgrade.errors import SuiteError
 from toolgrade.suite import ScriptedEnvironment, Suite, SuiteDefaults, ToolSpec
 

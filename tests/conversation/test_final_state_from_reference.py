@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 import toolgrade
-from toolgrade.conversation import _reference, judge_conversation, replay_reference
-from toolgrade.conversation import environment_factory as factory_of
-from toolgrade.conversation._suite_check import check_conversations
+from toolgrade.environments import environment_factory as factory_of
 from toolgrade.errors import SuiteError
+from toolgrade.judging import _reference, judge_conversation, replay_reference
+from toolgrade.judging._suite_check import check_conversations
 from toolgrade.suite import Suite, parse_suite
 
 TAG = {

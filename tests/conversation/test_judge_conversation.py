@@ -6,16 +6,16 @@ from typing import Any
 
 import pytest
 
-from toolgrade._json import JsonValue
-from toolgrade._transcript import Exchange, ExchangeOutcome, Step
-from toolgrade._vocab import Status, ToolCall
-from toolgrade.conversation._judge import (
+from toolgrade._core.json_data import JsonValue
+from toolgrade._core.transcript import Exchange, ExchangeOutcome, Step
+from toolgrade._core.vocab import Status, ToolCall
+from toolgrade.environments._types import TurnRun
+from toolgrade.errors import SuiteError
+from toolgrade.judging._conversation import (
     ConversationVerdict,
     conversation_result,
     judge_conversation,
 )
-from toolgrade.conversation._types import TurnRun
-from toolgrade.errors import SuiteError
 from toolgrade.suite import Conversation, Suite, ToolSpec
 
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from toolgrade._json import JsonObject
-from toolgrade._vocab import ToolCall
-from toolgrade.conversation._python_env import PythonToolEnvironment, load_python_class
+from toolgrade._core.json_data import JsonObject
+from toolgrade._core.vocab import ToolCall
+from toolgrade.environments._python import PythonToolEnvironment, load_python_class
 from toolgrade.suite import ToolSpec
 
 ENVS = Path(__file__).parent / "envs"

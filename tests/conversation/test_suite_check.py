@@ -8,14 +8,14 @@ from typing import Any
 
 import pytest
 
-from toolgrade.conversation._suite_check import (
+from toolgrade.judging._suite_check import (
     ConversationProblem,
     check_conversation,
     check_conversations,
 )
 from toolgrade.suite import Suite, load_suite
 
-WORKSPACE = {"kind": "python", "class": "toolgrade.conversation._workspace:Workspace"}
+WORKSPACE = {"kind": "python", "class": "toolgrade.environments._workspace:Workspace"}
 TOOLS = [
     {
         "name": "read_file",
@@ -190,6 +190,6 @@ def test_suite_check_suite_file_next_to_its_environment(tmp_path: Path) -> None:
     ],
 )
 def test_suite_check_difference_gives_a_json_pointer(a: Any, b: Any, where: str) -> None:
-    from toolgrade.conversation._suite_check import _difference
+    from toolgrade.judging._suite_check import _difference
 
     assert _difference(a, b) == where

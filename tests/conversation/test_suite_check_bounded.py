@@ -17,8 +17,8 @@ import pytest
 
 import toolgrade
 from conversation import stalls
-from toolgrade._threads import BoundedPool
-from toolgrade.conversation._suite_check import check_conversations
+from toolgrade._core.threads import BoundedPool
+from toolgrade.judging._suite_check import check_conversations
 
 
 def test_looping_method_is_a_timeout_problem(tmp_path: Path) -> None:

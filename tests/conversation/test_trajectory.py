@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from toolgrade._vocab import ToolCall
-from toolgrade.conversation._trajectory import compare_trajectory, trajectory_prf
+from toolgrade._core.vocab import ToolCall
+from toolgrade.judging._trajectory import compare_trajectory, trajectory_prf
 from toolgrade.suite import SuiteDefaults, ToolSpec
 
 

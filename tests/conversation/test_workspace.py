@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolgrade.conversation._workspace import MAX_SEARCH_RESULTS, Workspace
+from toolgrade.environments._workspace import MAX_SEARCH_RESULTS, Workspace
 
 FILES = {
     "README.md": "# Demo\nHello world\n",

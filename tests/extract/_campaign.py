@@ -120,7 +120,7 @@ REPORTS = ("text", "json", "html")
 
 
 def _has_surrogate(value: object) -> bool:
-    from toolgrade._json import has_surrogate
+    from toolgrade._core.json_data import has_surrogate
 
     if isinstance(value, str):
         return has_surrogate(value)

@@ -13,7 +13,7 @@ import json
 import pytest
 
 from toolgrade import Extraction, extract_calls
-from toolgrade._json import has_surrogate
+from toolgrade._core.json_data import has_surrogate
 
 from ._samples import STRUCTURED, TEMPLATES, sample, structured, text_format_names
 

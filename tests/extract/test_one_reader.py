@@ -17,7 +17,7 @@ import pytest
 import toolgrade
 import toolgrade.extract
 from toolgrade import ToolCall
-from toolgrade._json import JsonObject, JsonValue
+from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.extract import Extraction, ExtractionProblem, extract_calls
 from toolgrade.extract._json_scan import call_from_object
 

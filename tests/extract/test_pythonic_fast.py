@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, Field
 
-from toolgrade._trusted import construct_trusted
+from toolgrade._core.trusted import construct_trusted
 from toolgrade.calls import ToolCall
 from toolgrade.extract import Extraction
 from toolgrade.extract._common import MAX_DEPTH

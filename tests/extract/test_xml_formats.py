@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolgrade._json import JsonObject
+from toolgrade._core.json_data import JsonObject
 from toolgrade.extract._build import Finder, is_tool_name
 from toolgrade.extract._types import ExtractContext, Extraction
 from toolgrade.extract._xml_common import attribute, typed_value, untyped_value

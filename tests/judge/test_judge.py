@@ -23,8 +23,14 @@ from toolgrade import (
     ToolSpec,
 )
 from toolgrade import judge as judge_module_attr
-from toolgrade._judge import JudgeFn, judge, profile_reads_any_name, profiles, register_profile
-from toolgrade._registry import Registry
+from toolgrade._core.registry import Registry
+from toolgrade.judging._judge import (
+    JudgeFn,
+    judge,
+    profile_reads_any_name,
+    profiles,
+    register_profile,
+)
 
 SEARCH = ToolSpec(
     name="search",
@@ -162,7 +168,7 @@ def test_register_profile_default_name_refused() -> None:
 
 def _fresh_profiles(monkeypatch: pytest.MonkeyPatch) -> Registry[JudgeFn]:
     """An empty profile registry (and reads-any-name set) for the test's duration."""
-    module = sys.modules["toolgrade._profiles"]
+    module = sys.modules["toolgrade.judging._profiles"]
     fresh: Registry[JudgeFn] = Registry("judge profile", "toolgrade.profiles")
     monkeypatch.setattr(module, "PROFILES", fresh)
     monkeypatch.setattr(module, "_reads_any_name", set())
@@ -208,7 +214,7 @@ def test_judge_builtin_profile_imported_lazily(
         textwrap.dedent(
             """
             from toolgrade import CaseResult, Status
-            from toolgrade._judge import register_profile
+            from toolgrade.judging._judge import register_profile
 
             def fake(case, actual, *, tools, rubric=None, strict=False):
                 return CaseResult(case_id=case.id, status=Status.WRONG_TOOL, score=0.0)

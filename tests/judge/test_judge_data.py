@@ -19,7 +19,7 @@ import pytest
 
 import toolgrade
 from toolgrade import Case, Extraction, ToolSpec
-from toolgrade._judge import judge
+from toolgrade.judging._judge import judge
 
 DATA = Path(__file__).parent.parent / "data" / "judge"
 

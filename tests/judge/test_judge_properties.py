@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toolgrade import Case, Status, ToolSpec, score_calls
-from toolgrade._judge import judge
+from toolgrade.judging._judge import judge
 
 NAMES = ("a", "b", "c")
 RUBRICS = ("binary", "partial", "f1")

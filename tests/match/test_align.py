@@ -80,7 +80,7 @@ blocks = st.tuples(st.integers(1, 5), st.integers(1, 5)).flatmap(
 @settings(deadline=None, max_examples=300)
 @given(blocks)
 def test_solve_block_small_block_keeps_the_first_best_candidate(credit: list[list[float]]) -> None:
-    # score_calls' fast path relies on this tie-break (toolgrade._pairing._first_best).
+    # score_calls' fast path relies on this tie-break (toolgrade.match._pairing._first_best).
     rows, cols = list(range(len(credit))), list(range(len(credit[0])))
     if not first_best(len(rows), len(cols)):
         return

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolgrade._judge import judge
+from toolgrade.judging._judge import judge
 from toolgrade.match import MATCHER_NAMES, compare_arguments, compare_values, matcher_problems
 from toolgrade.match._matchers import MatcherError, find_matcher, parse_matcher
 from toolgrade.match._values import SEMANTIC

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from toolgrade._conversation_metrics import conversation_metrics, pass_hat_k
-from toolgrade._transcript import FAILURE_CAUSES
+from toolgrade._core.transcript import FAILURE_CAUSES
 from toolgrade.metrics import compute_metrics
 from toolgrade.results import CaseResult, ConversationRecord
 

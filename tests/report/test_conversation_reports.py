@@ -21,7 +21,7 @@ import jsonschema
 import pytest
 
 import toolgrade
-from toolgrade._transcript import (
+from toolgrade._core.transcript import (
     FAILURE_CAUSES,
     CheckResult,
     ConversationRecord,
@@ -31,7 +31,7 @@ from toolgrade._transcript import (
     TurnPair,
     TurnResult,
 )
-from toolgrade._vocab import Mismatch, ToolCall
+from toolgrade._core.vocab import Mismatch, ToolCall
 from toolgrade.metrics import ConversationMetrics
 from toolgrade.report import report_schema
 from toolgrade.report._conversation_view import state_diff, transcript_text

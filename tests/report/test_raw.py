@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolgrade._json import JsonValue
+from toolgrade._core.json_data import JsonValue
 from toolgrade.report._raw import RawPart, clip_parts, group_calls, raw_parts, raw_text
 from toolgrade.report._view import json_text
 

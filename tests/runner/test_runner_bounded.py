@@ -13,7 +13,7 @@ import pytest
 import toolgrade
 from runner import loopy
 from runner.fakeserver import FakeServer, Step
-from toolgrade._threads import BoundedPool
+from toolgrade._core.threads import BoundedPool
 from toolgrade.store._folder import RunFolder
 
 

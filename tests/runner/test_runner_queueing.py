@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 import toolgrade
-import toolgrade._threads as threads_module
+import toolgrade._core.threads as threads_module
 from runner import loopy
-from toolgrade._threads import BoundedPool
+from toolgrade._core.threads import BoundedPool
 
 
 def _spin(stopped: threading.Event) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from toolgrade._limits import MAX_REPEAT, MAX_SEED
+from toolgrade._core.limits import MAX_REPEAT, MAX_SEED
 from toolgrade.cli import app
 from toolgrade.metrics import compute_metrics
 from toolgrade.stats import bootstrap_interval, bootstrap_mean_interval

@@ -11,11 +11,12 @@ from typing import Any
 import pytest
 
 import toolgrade
-from toolgrade.conversation import check_conversations, environment_factory, replay_reference
+from toolgrade.environments import environment_factory
 from toolgrade.errors import SuiteError
+from toolgrade.judging import check_conversations, replay_reference
 from toolgrade.suite import Selection, Suite, load_suite, merge_patch, parse_suite, select_cases
 
-WORKSPACE = {"kind": "python", "class": "toolgrade.conversation._workspace:Workspace"}
+WORKSPACE = {"kind": "python", "class": "toolgrade.environments._workspace:Workspace"}
 READ = {
     "name": "read_file",
     "parameters": {

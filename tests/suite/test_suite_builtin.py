@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from toolgrade import Case, Suite, ToolCall, load_suite
-from toolgrade._judge import judge
+from toolgrade.judging._judge import judge
 from toolgrade.match import is_matcher
 
 DATA = Path(__file__).parents[1] / "data" / "suite"

@@ -10,7 +10,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from toolgrade._vocab import Rubric, ToolCall
+from toolgrade._core.vocab import Rubric, ToolCall
 from toolgrade.calls import as_call, as_calls
 from toolgrade.errors import ConfigError, InputError
 from toolgrade.extract import Extraction, extract_calls
@@ -95,7 +95,7 @@ def judge_calls(
     Raises:
         InputError: the case, the tools or the calls are malformed.
     """
-    from toolgrade._judge import judge
+    from toolgrade.judging import judge
 
     the_case = _case(case)
     specs = _specs(tools) if tools is not None else None

@@ -11,8 +11,8 @@ import copy
 from collections.abc import Callable, Mapping
 from typing import Any, Literal, get_args
 
-from toolgrade._json import JsonObject, clean_value
-from toolgrade._vocab import Rubric
+from toolgrade._core.json_data import JsonObject, clean_value
+from toolgrade._core.vocab import Rubric
 from toolgrade.errors import InputError
 
 __all__ = ["call_tool", "mcp_tools", "tool_definitions"]

@@ -3,7 +3,7 @@
 Where `assert_tool_calls` judges one reply, `assert_trajectory` judges a trajectory: the
 message list an agent that runs its own tools leaves behind (OpenAI style: assistant
 messages with `tool_calls`, `tool` results, a final text), read step by step as the
-conversation engine reads it (`toolgrade.conversation._agent_trajectory`). The calls
+conversation engine reads it (`toolgrade.extract._trajectory`). The calls
 are compared with the expected ones under a trajectory mode (`exact`, `in_order`,
 `unordered`, `subset`, `superset`: the `trajectory` check of conversation suites), and
 forbidden calls, the final reply and a bound on the number of calls can be asserted too.
@@ -15,17 +15,14 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from toolgrade._json import JsonValue
-from toolgrade._vocab import Mismatch, ToolCall
+from toolgrade._core.json_data import JsonValue
+from toolgrade._core.vocab import Mismatch, ToolCall
 from toolgrade.agent._check import _show, _specs
-from toolgrade.backends._trajectory import is_trajectory
 from toolgrade.calls import as_call, as_calls
-from toolgrade.conversation._agent_trajectory import steps_from_messages
-from toolgrade.conversation._checks import find_forbidden
-from toolgrade.conversation._trajectory import TrajectoryVerdict, compare_trajectory
 from toolgrade.errors import InputError
-from toolgrade.match import MatchOptions, compare_values
-from toolgrade.match._calls import CallJudge
+from toolgrade.extract import is_trajectory, steps_from_messages
+from toolgrade.judging import TrajectoryVerdict, compare_trajectory, find_forbidden
+from toolgrade.match import CallJudge, MatchOptions, compare_values
 from toolgrade.suite import CallPattern, ToolSpec, TrajectoryMode
 
 __all__ = ["assert_trajectory"]

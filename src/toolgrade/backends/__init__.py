@@ -2,7 +2,8 @@
 
 from toolgrade.backends._doctor import Check, Diagnosis, adiagnose_backend, diagnose_backend
 from toolgrade.backends._endpoints import parse_endpoints, read_endpoints
-from toolgrade.backends._http import RetryPolicy, parse_retry_after
+from toolgrade.backends._families import DEFAULT_FAMILY
+from toolgrade.backends._http import RetryEvent, RetryLog, RetryPolicy, parse_retry_after, retry_log
 from toolgrade.backends._pool import EndpointPool
 from toolgrade.backends._registry import (
     BackendFactory,
@@ -13,6 +14,7 @@ from toolgrade.backends._registry import (
 )
 from toolgrade.backends._replay import (
     NO_RECORDED_RESPONSE,
+    ReplayBackend,
     ReplayRecord,
     replay_records,
     write_replay_file,
@@ -27,6 +29,7 @@ from toolgrade.backends._types import (
     ServerInfo,
     extractable,
 )
+from toolgrade.backends._url import check_base_url
 from toolgrade.backends._wire import NameMap, safe_tool_name, tools_system_prompt
 
 __all__ = [
@@ -36,16 +39,21 @@ __all__ = [
     "ChatReply",
     "ChatRequest",
     "Check",
+    "DEFAULT_FAMILY",
     "DEFAULT_MAX_TOKENS",
     "Diagnosis",
     "EndpointPool",
     "Mode",
     "NO_RECORDED_RESPONSE",
     "NameMap",
+    "ReplayBackend",
     "ReplayRecord",
+    "RetryEvent",
+    "RetryLog",
     "RetryPolicy",
     "ServerInfo",
     "adiagnose_backend",
+    "check_base_url",
     "create_backend",
     "diagnose_backend",
     "extractable",
@@ -56,6 +64,7 @@ __all__ = [
     "read_endpoints",
     "register_backend",
     "replay_records",
+    "retry_log",
     "safe_tool_name",
     "tools_system_prompt",
     "write_replay_file",

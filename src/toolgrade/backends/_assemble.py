@@ -14,7 +14,7 @@ import json
 import time
 from abc import ABC, abstractmethod
 
-from toolgrade._json import JsonObject, JsonValue
+from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.backends._types import ChatReply
 from toolgrade.errors import BackendError
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from toolgrade._files import decode_text, read_bytes
-from toolgrade.backends._registry import check_base_url
+from toolgrade._core.files import decode_text, read_bytes
+from toolgrade.backends._url import check_base_url
 from toolgrade.errors import ConfigError, FileSystemError
 
 __all__ = ["MAX_ENDPOINTS_BYTES", "parse_endpoints", "read_endpoints"]

@@ -28,7 +28,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from toolgrade._json import JsonObject, JsonValue
+from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.suite import ToolSpec
 
 __all__ = ["DEFAULT_FAMILY", "PromptFamily", "family", "family_names"]

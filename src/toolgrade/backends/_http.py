@@ -30,7 +30,7 @@ from functools import cache, partial
 import aiohttp
 import certifi
 
-from toolgrade._json import JsonObject, JsonValue
+from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.backends._connect import connect_reason, unreachable
 from toolgrade.backends._stream import (
     ERROR_BODY_BYTES,

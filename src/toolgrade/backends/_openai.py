@@ -10,12 +10,12 @@ from __future__ import annotations
 import os
 import time
 
-from toolgrade._json import JsonObject, JsonValue
+from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.backends._assemble import OpenAIStream
 from toolgrade.backends._http import JsonHttp, RetryPolicy
-from toolgrade.backends._registry import check_base_url
 from toolgrade.backends._servers import detect_server, server_slots
 from toolgrade.backends._types import BackendSettings, ChatReply, ChatRequest, ServerInfo
+from toolgrade.backends._url import check_base_url
 from toolgrade.backends._wire import openai_messages
 from toolgrade.errors import BackendError, BackendTimeout, BackendUnreachable
 

@@ -29,7 +29,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 
-from toolgrade._json import JsonObject
+from toolgrade._core.json_data import JsonObject
 from toolgrade.backends._http import RetryEvent, RetryLog, retry_log
 from toolgrade.backends._pool_health import (
     Endpoint,

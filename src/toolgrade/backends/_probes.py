@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from toolgrade._json import JsonObject, JsonValue
+from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.backends._registry import create_backend
 from toolgrade.backends._types import (
     Backend,

@@ -21,11 +21,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from toolgrade._json import JsonObject, JsonValue, clean_text
-from toolgrade._vocab import ToolCall
-from toolgrade.backends._trajectory import is_trajectory
+from toolgrade._core.json_data import JsonObject, JsonValue, clean_text
+from toolgrade._core.vocab import ToolCall
 from toolgrade.backends._types import BackendSettings, ChatReply, ChatRequest, ServerInfo
 from toolgrade.errors import BackendError, BackendTimeout, ConfigError
+from toolgrade.extract import is_trajectory
 
 __all__ = ["PythonBackend", "load_callable"]
 
@@ -87,8 +87,8 @@ class PythonBackend:
             else:
                 # Not asyncio.to_thread: a thread of the default executor that never
                 # returns blocks the process's exit. These are stopped when the case
-                # times out or the run stops (see toolgrade._threads).
-                from toolgrade._threads import default_pool
+                # times out or the run stops (see toolgrade._core.threads).
+                from toolgrade._core.threads import default_pool
 
                 value = await default_pool().call(
                     partial(self._fn, messages, tools), timeout=self._settings.timeout

@@ -22,8 +22,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolgrade._files import atomic_write_text, read_bytes
-from toolgrade._json import JsonObject, JsonValue
+from toolgrade._core.files import atomic_write_text, read_bytes
+from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.backends._replay_lines import (
     MAX_RESPONSES_FILE_BYTES,
     NO_RECORDED_RESPONSE,
@@ -35,7 +35,7 @@ from toolgrade.backends._replay_lines import (
 from toolgrade.backends._types import BackendSettings, ChatReply, ChatRequest, ServerInfo
 
 if TYPE_CHECKING:  # results sit above backends; a result is only read here
-    from toolgrade._transcript import Step
+    from toolgrade._core.transcript import Step
     from toolgrade.results import CaseResult
 
 __all__ = [

@@ -16,8 +16,8 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from toolgrade._files import decode_text, parse_json_issues, read_bytes
-from toolgrade._json import JsonObject
+from toolgrade._core.files import decode_text, parse_json_issues, read_bytes
+from toolgrade._core.json_data import JsonObject
 from toolgrade.backends._stream import MAX_RESPONSE_BYTES
 from toolgrade.errors import InputError
 

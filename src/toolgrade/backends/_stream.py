@@ -16,7 +16,7 @@ from typing import Protocol
 
 import aiohttp
 
-from toolgrade._json import JsonValue
+from toolgrade._core.json_data import JsonValue
 from toolgrade.errors import BackendError, BackendTimeout
 
 __all__ = [

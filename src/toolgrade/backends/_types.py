@@ -7,10 +7,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
-from toolgrade._json import JsonObject, JsonValue, clean_text, clean_value, has_surrogate
+from toolgrade._core.json_data import JsonObject, JsonValue, clean_text, clean_value, has_surrogate
 from toolgrade.backends._families import DEFAULT_FAMILY, family_names
-from toolgrade.backends._trajectory import is_trajectory, trajectory_message
 from toolgrade.errors import ConfigError
+from toolgrade.extract import is_trajectory, trajectory_message
 from toolgrade.suite import ToolSpec
 
 __all__ = [

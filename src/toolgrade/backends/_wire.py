@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from toolgrade._json import JsonObject, JsonValue
+from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.backends._families import DEFAULT_FAMILY
 from toolgrade.backends._families import family as prompt_family
 from toolgrade.suite import ToolSpec

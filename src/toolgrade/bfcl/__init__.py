@@ -14,7 +14,7 @@
 
 from toolgrade.bfcl._data import OUT_OF_SCOPE, BfclCategory, MultiTurnCategory
 from toolgrade.bfcl._import import bfcl_categories, import_bfcl
-from toolgrade.bfcl._results import convert_bfcl_results
+from toolgrade.bfcl._results import convert_bfcl_results, read_bfcl_results
 
 __all__ = [
     "BfclCategory",
@@ -23,4 +23,5 @@ __all__ = [
     "bfcl_categories",
     "convert_bfcl_results",
     "import_bfcl",
+    "read_bfcl_results",
 ]

@@ -24,7 +24,7 @@ from functools import lru_cache
 
 from jsonschema import Draft202012Validator
 
-from toolgrade._json import JsonObject, JsonValue
+from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.bfcl._checker import BfclFunction, BfclParam, Language
 
 __all__ = [

@@ -21,7 +21,7 @@ from enum import StrEnum
 from importlib import metadata
 from pathlib import Path
 
-from toolgrade._json import JsonObject, JsonValue
+from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.errors import ConfigError, InputError
 
 __all__ = [

@@ -18,9 +18,9 @@ import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from toolgrade._json import JsonObject, JsonValue
+from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.bfcl._checker import Language
-from toolgrade.bfcl._codec import encode_answer, schema_from_bfcl
+from toolgrade.bfcl._codec import encode_answer
 from toolgrade.bfcl._data import (
     BfclCategory,
     BfclData,
@@ -29,6 +29,7 @@ from toolgrade.bfcl._data import (
     open_bfcl_data,
 )
 from toolgrade.bfcl._data import parse_category as _parse
+from toolgrade.bfcl._tools import tool_from_bfcl
 from toolgrade.errors import ConfigError, InputError
 from toolgrade.suite import Case, ChatMessage, Suite, ToolSpec
 
@@ -36,16 +37,10 @@ __all__ = [
     "bfcl_categories",
     "entry_to_case",
     "import_bfcl",
-    "tool_from_bfcl",
 ]
 
 logger = logging.getLogger(__name__)
 
-_HINTS: dict[str, str] = {
-    "python": " Note that the provided function is in Python 3 syntax.",
-    "java": " Note that the provided function is in Java 8 SDK syntax.",
-    "javascript": " Note that the provided function is in JavaScript syntax.",
-}
 _ROLES = frozenset({"system", "user", "assistant", "tool"})
 
 
@@ -106,7 +101,6 @@ def import_bfcl(
         )
     data = open_bfcl_data(data_dir)
     if multi:
-        # Imported here: the multi-turn importer uses this module's `tool_from_bfcl`.
         from toolgrade.bfcl._mt_import import build_multi_turn_suite
 
         return build_multi_turn_suite(data, multi, name=name)
@@ -125,22 +119,6 @@ def _build(data: BfclData, categories: Sequence[BfclCategory], *, name: str | No
         categories=tuple(c.value for c in categories),
         cases=tuple(cases),
     )
-
-
-def tool_from_bfcl(function: Mapping[str, JsonValue], language: Language) -> ToolSpec:
-    """One BFCL function doc as a tool, described as BFCL describes it to the model.
-
-    Raises:
-        InputError: the doc has no name.
-    """
-    name = function.get("name")
-    if not isinstance(name, str) or not name:
-        raise InputError("a BFCL function doc has no name")
-    description = function.get("description")
-    text = (description if isinstance(description, str) else "") + _HINTS[language]
-    parameters = function.get("parameters")
-    schema = schema_from_bfcl(parameters if isinstance(parameters, Mapping) else {}, language)
-    return ToolSpec(name=name, description=text, parameters=schema)
 
 
 def entry_to_case(entry: BfclEntry, category: BfclCategory) -> Case:

@@ -31,7 +31,7 @@ import types
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from toolgrade._json import JsonObject, JsonValue
+from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.errors import ConfigError
 
 __all__ = [

@@ -36,15 +36,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from toolgrade._json import JsonValue
-from toolgrade.backends._replay import NO_RECORDED_RESPONSE
+from toolgrade._core.json_data import JsonValue
+from toolgrade.backends import NO_RECORDED_RESPONSE
 from toolgrade.bfcl._mt_apis import ENVIRONMENT_CLASS, is_long_context
 from toolgrade.bfcl._mt_decode import DecodeError, bfcl_step, decode_step
 from toolgrade.bfcl._mt_execute import BfclSide
 from toolgrade.bfcl._mt_lockstep import lockstep_allowed, same_calls
 
 if TYPE_CHECKING:
-    from toolgrade.conversation._types import TurnRun
+    from toolgrade.environments import TurnRun
     from toolgrade.suite import Conversation, Suite
 
 __all__ = [

@@ -27,8 +27,8 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
-from toolgrade._json import JsonValue
-from toolgrade.extract._pysource import quiet_source
+from toolgrade._core.json_data import JsonValue
+from toolgrade.extract import quiet_source
 
 __all__ = ["DecodeError", "bfcl_step", "decode_step", "literal_arithmetic"]
 

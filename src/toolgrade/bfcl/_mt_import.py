@@ -23,18 +23,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeGuard, TypeVar
 
-from toolgrade._json import JsonObject, JsonValue
-from toolgrade._vocab import ToolCall
+from toolgrade._core.json_data import JsonObject, JsonValue
+from toolgrade._core.vocab import ToolCall
 from toolgrade.bfcl._data import BfclData, MultiTurnCategory
-from toolgrade.bfcl._import import tool_from_bfcl
 from toolgrade.bfcl._mt_apis import (
     ENVIRONMENT_CLASS,
     BfclApis,
     bfcl_api_classes,
     is_long_context,
 )
+from toolgrade.bfcl._tools import tool_from_bfcl
 from toolgrade.errors import InputError
-from toolgrade.extract._pysource import quiet_source
+from toolgrade.extract import quiet_source
 from toolgrade.suite import Conversation, PythonEnvironment, ReferenceTurn, Suite, ToolSpec, Turn
 
 __all__ = [

@@ -14,20 +14,20 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
-from toolgrade._json import JsonValue
-from toolgrade._judge import register_profile
-from toolgrade._memo import IdentityMemo
-from toolgrade._trusted import construct_trusted, slots_builder, trusted_builder
-from toolgrade._vocab import REQUIRED_BY_SCHEMA, Mismatch, MismatchReason, PairKind
+from toolgrade._core.json_data import JsonValue
+from toolgrade._core.memo import IdentityMemo
+from toolgrade._core.toolcall import as_calls
+from toolgrade._core.trusted import construct_trusted, slots_builder, trusted_builder
+from toolgrade._core.vocab import REQUIRED_BY_SCHEMA, Mismatch, MismatchReason, PairKind, ToolCall
 from toolgrade.bfcl._answer import prepare_answer
 from toolgrade.bfcl._checker import BfclFunction, Language
 from toolgrade.bfcl._codec import decode_answer, function_from_schema
 from toolgrade.bfcl._compiled import FIRST_PAIR, CompiledChecker, compile_checker
 from toolgrade.bfcl._verdict import ErrorType
 from toolgrade.bfcl._verdict import Verdict as CheckerVerdict
-from toolgrade.calls import ToolCall, as_calls
 from toolgrade.extract import Extraction
-from toolgrade.match._calls import RubricName
+from toolgrade.judging import register_profile
+from toolgrade.match import RubricName
 from toolgrade.results import PairResult, Status, Verdict
 from toolgrade.suite import Case, ToolSpec
 

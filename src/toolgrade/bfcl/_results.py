@@ -40,8 +40,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from toolgrade._files import read_text
-from toolgrade._json import JsonObject, JsonValue
+from toolgrade._core.files import read_text
+from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.backends import ReplayRecord, extractable
 from toolgrade.errors import InputError
 from toolgrade.extract import extract_calls

@@ -9,7 +9,7 @@ from typer.core import TyperOption
 
 import toolgrade
 from toolgrade.cli._lazy import LazyGroup
-from toolgrade.cli._main import reader_gone, resume_collector, version_line
+from toolgrade.cli._process import reader_gone, resume_collector, version_line
 from toolgrade.errors import FileSystemError
 
 __all__ = ["COMMANDS", "app"]

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 import typer
 
 import toolgrade
-from toolgrade._json import JsonValue
+from toolgrade._core.json_data import JsonValue
 from toolgrade.errors import InputError
 
 __all__ = ["app"]
@@ -95,7 +95,7 @@ def bfcl_results(
     Single-turn files give one response per entry; multi-turn files one per step, with
     its turn and step. Prints the command that judges them again with BFCL's rules.
     """
-    from toolgrade.bfcl._results import read_bfcl_results  # only this command needs it
+    from toolgrade.bfcl import read_bfcl_results
 
     converted = read_bfcl_results(result, style=None if style == "auto" else style)
     text = "".join(line.model_dump_json(exclude_none=True) + "\n" for line in converted.lines)

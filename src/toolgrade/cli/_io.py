@@ -5,9 +5,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from toolgrade._files import decode_text, parse_json, read_stream
-from toolgrade._files import read_text as read_text_file
-from toolgrade._json import JsonValue, clean_value
+from toolgrade._core.files import decode_text, parse_json, read_stream
+from toolgrade._core.files import read_text as read_text_file
+from toolgrade._core.json_data import JsonValue, clean_value
 from toolgrade.errors import InputError
 
 __all__ = ["read_json", "read_text"]

@@ -7,6 +7,6 @@ __all__ = ["mcp"]
 
 def mcp() -> None:
     """Serve score_calls, extract_calls and judge over MCP on stdin/stdout."""
-    from toolgrade.agent._mcp import serve_stdio
+    from toolgrade.agent import serve_stdio
 
     serve_stdio()

@@ -11,8 +11,8 @@ from typing import Annotated
 import typer
 
 import toolgrade
+from toolgrade._core.json_data import JsonValue
 from toolgrade._health import run_summary_line
-from toolgrade._json import JsonValue
 from toolgrade.cli._options import DbOption, JsonFlag
 from toolgrade.errors import ConfigError
 from toolgrade.store import merge_problems, merge_runs, resolve_run, save_run

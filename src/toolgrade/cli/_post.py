@@ -20,7 +20,7 @@ import typer
 
 import toolgrade
 from toolgrade.backends import NO_RECORDED_RESPONSE
-from toolgrade.cli._main import silence_stdout
+from toolgrade.cli._process import silence_stdout
 from toolgrade.compare import Comparison
 from toolgrade.errors import BaselineError, ConfigError, SaveError
 from toolgrade.report import report_formats

@@ -10,7 +10,7 @@ import typer
 import toolgrade
 from toolgrade.cli._options import DbOption
 from toolgrade.errors import ConfigError
-from toolgrade.report._view import FAILURES_SHOWN
+from toolgrade.report import FAILURES_SHOWN
 from toolgrade.suite import Rubric
 
 __all__ = ["report"]

@@ -16,8 +16,8 @@ from typing import Annotated, Literal
 import typer
 
 import toolgrade
-from toolgrade._json import JsonValue
-from toolgrade._limits import MAX_REPEAT
+from toolgrade._core.json_data import JsonValue
+from toolgrade._core.limits import MAX_REPEAT
 from toolgrade.cli._options import option
 from toolgrade.cli._post import PostRunOptions
 from toolgrade.suite import Rubric

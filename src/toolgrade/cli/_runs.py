@@ -9,8 +9,8 @@ from typing import Annotated
 import typer
 
 import toolgrade
-from toolgrade._files import atomic_write_text
-from toolgrade._json import JsonValue
+from toolgrade._core.files import atomic_write_text
+from toolgrade._core.json_data import JsonValue
 from toolgrade.backends import write_replay_file
 from toolgrade.cli._merge import merge
 from toolgrade.cli._options import DbOption, JsonFlag

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 import typer
 
 import toolgrade
-from toolgrade._json import JsonValue
+from toolgrade._core.json_data import JsonValue
 from toolgrade.calls import ToolCall, as_calls
 from toolgrade.cli._io import read_json
 

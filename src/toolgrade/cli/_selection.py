@@ -16,10 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from toolgrade._limits import MAX_SEED
+from toolgrade._core.limits import MAX_SEED
 from toolgrade.cli._options import option
-from toolgrade.suite._select import Selection
-from toolgrade.suite._shard import parse_shard
+from toolgrade.suite import Selection, parse_shard
 
 __all__ = ["SelectionOptions", "selection_from_options"]
 

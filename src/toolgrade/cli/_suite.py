@@ -9,14 +9,10 @@ from typing import Annotated
 import typer
 
 import toolgrade
-from toolgrade._json import JsonObject, JsonValue
+from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.cli._options import JsonFlag, with_options
 from toolgrade.cli._selection import SelectionOptions
-from toolgrade.conversation._suite_check import (
-    CHECK_TIMEOUT,
-    ConversationProblem,
-    check_conversations,
-)
+from toolgrade.judging import CHECK_TIMEOUT, ConversationProblem, check_conversations
 from toolgrade.suite import Conversation
 
 __all__ = ["app"]

@@ -2,6 +2,7 @@
 
 from toolgrade.compare._conversations import ConversationComparison, ModeGap, TurnDelta
 from toolgrade.compare._many import MultiComparison, MultiEntry, MultiRow, compare_many
+from toolgrade.compare._outcomes import case_outcomes
 from toolgrade.compare._runs import Comparison, Delta, Flip, Verdict, compare_runs, verdict_for
 
 __all__ = [
@@ -15,6 +16,7 @@ __all__ = [
     "MultiRow",
     "TurnDelta",
     "Verdict",
+    "case_outcomes",
     "compare_many",
     "compare_runs",
     "verdict_for",

@@ -19,8 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from toolgrade._conversation_metrics import TurnAccuracy, modes_present, per_turn_accuracy
-from toolgrade._json import JsonObject
-from toolgrade._transcript import ConversationMode, ConversationRecord
+from toolgrade._core.json_data import JsonObject
+from toolgrade._core.transcript import ConversationMode, ConversationRecord
 from toolgrade.compare._outcomes import Outcome
 from toolgrade.results import RunResult
 from toolgrade.stats import Rate, mcnemar_exact, rate_of

@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from toolgrade._json import JsonObject
+from toolgrade._core.json_data import JsonObject
 from toolgrade.compare._outcomes import Outcome, case_outcomes, group_rates, run_label, tool_keys
 from toolgrade.errors import BaselineError
 from toolgrade.metrics import Rate, rate_of

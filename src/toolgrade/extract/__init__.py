@@ -3,13 +3,17 @@
 from toolgrade.extract._api import extract_calls
 from toolgrade.extract._deprecated import EXTRACT_DEPRECATED as _DEPRECATED
 from toolgrade.extract._deprecated import deprecated_attribute as _deprecated_attribute
-from toolgrade.extract._registry import list_formats
+from toolgrade.extract._messages import is_trajectory, trajectory_message
+from toolgrade.extract._pysource import quiet_source
+from toolgrade.extract._registry import PlacedFormat, list_formats, register_format
 from toolgrade.extract._structured import StructuredFormat
+from toolgrade.extract._trajectory import steps_from_messages, turn_start
 from toolgrade.extract._types import (
     ExtractContext,
     Extraction,
     ExtractionProblem,
     ExtractionProblemReason,
+    ParseFn,
     TextFormat,
 )
 
@@ -20,10 +24,18 @@ __all__ = [
     "ExtractionErrorReason",
     "ExtractionProblem",
     "ExtractionProblemReason",
+    "ParseFn",
+    "PlacedFormat",
     "StructuredFormat",
     "TextFormat",
     "extract_calls",
+    "is_trajectory",
     "list_formats",
+    "quiet_source",
+    "register_format",
+    "steps_from_messages",
+    "trajectory_message",
+    "turn_start",
 ]
 
 

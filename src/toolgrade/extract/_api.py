@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
-from toolgrade._json import JsonObject
+from toolgrade._core.json_data import JsonObject
 from toolgrade.errors import InputError
 from toolgrade.extract._common import (
     MAX_OUTPUT_CHARS,

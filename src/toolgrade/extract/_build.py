@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from toolgrade._json import JsonObject, JsonValue
-from toolgrade._vocab import ToolCall
+from toolgrade._core.json_data import JsonObject, JsonValue
+from toolgrade._core.vocab import ToolCall
 from toolgrade.extract._common import MAX_CALLS, loads_fast, parse_error
 from toolgrade.extract._json_scan import call_from_object
 from toolgrade.extract._types import ExtractContext, Extraction, ExtractionProblem

@@ -7,8 +7,14 @@ import math
 import re
 from collections.abc import Iterable
 
-from toolgrade._json import JsonValue, clean_text, clean_value, has_surrogate, holds_surrogate
-from toolgrade._vocab import ToolCall
+from toolgrade._core.json_data import (
+    JsonValue,
+    clean_text,
+    clean_value,
+    has_surrogate,
+    holds_surrogate,
+)
+from toolgrade._core.vocab import ToolCall
 from toolgrade.extract._types import Extraction, ExtractionProblem, new_call
 
 __all__ = [

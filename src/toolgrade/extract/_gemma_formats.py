@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from toolgrade._json import JsonObject, JsonValue
+from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.extract._build import Finder, Found, is_tool_name
 from toolgrade.extract._common import MAX_DEPTH, NumberTooLarge, read_float, read_int
 from toolgrade.extract._types import ExtractContext, Extraction, TextFormat

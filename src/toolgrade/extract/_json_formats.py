@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from toolgrade._json import JsonValue
+from toolgrade._core.json_data import JsonValue
 from toolgrade.extract._build import Found
 from toolgrade.extract._common import (
     MAX_CALLS,

@@ -23,8 +23,8 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
-from toolgrade._json import JsonObject, JsonValue
-from toolgrade._vocab import ARGUMENT_KEYS, NAME_KEYS, ToolCall
+from toolgrade._core.json_data import JsonObject, JsonValue
+from toolgrade._core.vocab import ARGUMENT_KEYS, NAME_KEYS, ToolCall
 from toolgrade.extract._build import Found
 from toolgrade.extract._common import (
     MAX_CALLS,

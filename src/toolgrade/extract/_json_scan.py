@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from toolgrade._json import JsonObject, JsonValue
-from toolgrade._vocab import ARGUMENT_KEYS, NAME_KEYS, ToolCall
+from toolgrade._core.json_data import JsonObject, JsonValue
+from toolgrade._core.vocab import ARGUMENT_KEYS, NAME_KEYS, ToolCall
 from toolgrade.extract._common import (
     TooDeepError,
     check_bounds,

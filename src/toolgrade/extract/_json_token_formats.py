@@ -6,7 +6,7 @@ the remaining JSON-bodied formats that vLLM's and SGLang's tool parsers know.
 
 from __future__ import annotations
 
-from toolgrade._json import JsonValue
+from toolgrade._core.json_data import JsonValue
 from toolgrade.extract._build import Finder, Found, is_tool_name
 from toolgrade.extract._common import decode_at, error_for, loads_fast, skip_space
 from toolgrade.extract._json_scan import json_until

@@ -22,7 +22,7 @@ from __future__ import annotations
 import keyword
 import re
 
-from toolgrade._json import JsonObject, JsonValue
+from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.extract._common import MAX_DEPTH
 from toolgrade.extract._pyliteral import MAX_ELEMENTS, CallBlock
 

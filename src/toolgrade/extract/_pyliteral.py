@@ -15,7 +15,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from toolgrade._json import JsonObject, JsonValue
+from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.extract._brackets import bracket_depth, matching_bracket
 from toolgrade.extract._common import MAX_DEPTH, MAX_INT_DIGITS
 from toolgrade.extract._pysource import quiet_source

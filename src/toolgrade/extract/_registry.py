@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from toolgrade._registry import Registry
+from toolgrade._core.registry import Registry
 from toolgrade.errors import ConfigError
 from toolgrade.extract import (
     _json_formats,

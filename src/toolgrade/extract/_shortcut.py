@@ -28,8 +28,8 @@ from functools import cache
 from json.scanner import make_scanner
 from typing import Any
 
-from toolgrade._json import JsonObject
-from toolgrade._vocab import ToolCall
+from toolgrade._core.json_data import JsonObject
+from toolgrade._core.vocab import ToolCall
 from toolgrade.extract._common import (
     INT_LIMIT,
     MAX_CALLS,

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from toolgrade._vocab import ToolCall
+from toolgrade._core.vocab import ToolCall
 from toolgrade.extract._common import MAX_DEPTH, MAX_OUTPUT_CHARS, parse_error
 from toolgrade.extract._json_scan import call_from_object
 from toolgrade.extract._types import Extraction, ExtractionProblem

@@ -8,9 +8,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from toolgrade._json import JsonObject
-from toolgrade._trusted import trusted_builder
-from toolgrade._vocab import ToolCall
+from toolgrade._core.json_data import JsonObject
+from toolgrade._core.trusted import trusted_builder
+from toolgrade._core.vocab import ToolCall
 
 __all__ = [
     "ExtractContext",

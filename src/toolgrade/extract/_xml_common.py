@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from toolgrade._json import JsonObject, JsonValue
+from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.extract._build import Found, is_tool_name, json_arguments
 from toolgrade.extract._common import NumberTooLarge, loads_fast, read_float, read_int
 from toolgrade.extract._pyliteral import NotLiteral, parse_python_literal

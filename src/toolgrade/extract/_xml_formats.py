@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from toolgrade._json import JsonObject
+from toolgrade._core.json_data import JsonObject
 from toolgrade.extract._build import Finder, Found, is_tool_name
 from toolgrade.extract._common import NumberTooLarge
 from toolgrade.extract._pythonic import add_call_block

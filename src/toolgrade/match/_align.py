@@ -98,7 +98,7 @@ def distinct_maxima(credit: Sequence[Sequence[float]]) -> list[tuple[int, int]] 
     with the fewest best columns choose first). Otherwise return None and leave the
     block to the exact solvers.
 
-    `score_calls`' fast path (`toolgrade._pairing`) reproduces the pairs this picks, and
+    `score_calls`' fast path (`toolgrade.match._pairing`) reproduces the pairs this picks, and
     those of `solve_block`: a change to either tie-break must change it too (the property
     tests in tests/test_calls_pairing.py tell).
     """

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from toolgrade._json import JsonValue
+from toolgrade._core.json_data import JsonValue
 from toolgrade.match import _evaluate as ev
 from toolgrade.match._matchers import _DEFAULT_TOL, JSON_TYPES, MatcherSpec, _is_number
 from toolgrade.match._regex import compiled

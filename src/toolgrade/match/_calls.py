@@ -1,6 +1,6 @@
 """Judging a list of actual calls against one expectation: pairing, status, score.
 
-The judge (`toolgrade._judge`) asks `CallJudge` for a `Verdict` on the primary
+The judge (`toolgrade.judging._judge`) asks `CallJudge` for a `Verdict` on the primary
 expectation and on each alternative. Work that depends only on an actual call (its
 schema coercion and validation) is done once per call, however many expectations
 and pairs it takes part in.
@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-from toolgrade._json import JsonObject
-from toolgrade._vocab import Mismatch, PairKind, Rubric
+from toolgrade._core.json_data import JsonObject
+from toolgrade._core.vocab import Mismatch, PairKind, Rubric
 from toolgrade.match._align import align
 from toolgrade.match._coerce import coerce_value
 from toolgrade.match._schema import merge_mismatches, schema_mismatches
@@ -29,8 +29,8 @@ __all__ = [
 ]
 
 RubricName = Rubric
-"""The rubric vocabulary (`toolgrade._vocab.Rubric`) under the name the judge imports."""
-# The statuses a call judge can give: the scored part of `toolgrade._vocab.Status`, as
+"""The rubric vocabulary (`toolgrade._core.vocab.Rubric`) under the name the judge imports."""
+# The statuses a call judge can give: the scored part of `toolgrade._core.vocab.Status`, as
 # literals for the judge's own verdicts (tests/test_vocab.py checks the subset).
 CaseStatus = Literal[
     "correct",

@@ -13,7 +13,7 @@ import math
 import re
 from collections.abc import Mapping
 
-from toolgrade._json import JsonObject, JsonValue
+from toolgrade._core.json_data import JsonObject, JsonValue
 
 __all__ = [
     "PATH_ARGUMENT_NAMES",

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol
 
-from toolgrade._json import clean_text
+from toolgrade._core.json_data import clean_text
 from toolgrade.match._regex import (
     FALLBACK_MAX_PATTERN,
     FALLBACK_MAX_TEXT,

@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias
 
-from toolgrade._json import JsonObject, JsonValue, clean_text
+from toolgrade._core.json_data import JsonObject, JsonValue, clean_text
 from toolgrade.match._matchers import (
     MAX_MATCHER_DEPTH,
     TOO_DEEP,

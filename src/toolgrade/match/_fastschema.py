@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 from typing import Protocol
 
-from toolgrade._json import JsonObject, JsonValue
+from toolgrade._core.json_data import JsonObject, JsonValue
 
 __all__ = ["QuickValidator", "quick_validator", "quickly_valid"]
 

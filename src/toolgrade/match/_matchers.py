@@ -18,8 +18,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, get_args
 
-from toolgrade._json import JsonValue
-from toolgrade._registry import Registry
+from toolgrade._core.json_data import JsonValue
+from toolgrade._core.registry import Registry
 from toolgrade.errors import ConfigError
 
 if TYPE_CHECKING:

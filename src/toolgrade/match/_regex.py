@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Protocol
 
-from toolgrade._json import clean_text
+from toolgrade._core.json_data import clean_text
 
 __all__ = [
     "FALLBACK_MAX_PATTERN",

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from jsonschema.exceptions import SchemaError, ValidationError
 from jsonschema.protocols import Validator
 
-from toolgrade._json import JsonObject, JsonValue
-from toolgrade._memo import IdentityMemo
-from toolgrade._vocab import REQUIRED_BY_SCHEMA, Mismatch
+from toolgrade._core.json_data import JsonObject, JsonValue
+from toolgrade._core.memo import IdentityMemo
+from toolgrade._core.vocab import REQUIRED_BY_SCHEMA, Mismatch
 from toolgrade.errors import SuiteError
 from toolgrade.match._ecma import schema_search
 from toolgrade.match._fastschema import QuickValidator, quick_validator, quickly_valid

@@ -21,7 +21,7 @@ from jsonschema.exceptions import SchemaError, ValidationError
 from jsonschema.protocols import Validator
 from jsonschema.validators import extend, validator_for
 
-from toolgrade._json import JsonObject
+from toolgrade._core.json_data import JsonObject
 from toolgrade.match._ecma import schema_regex, schema_search
 
 __all__ = ["bounded_validator_class", "check_tool_schema", "pattern_problems"]

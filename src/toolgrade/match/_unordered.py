@@ -23,7 +23,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from toolgrade._json import JsonObject, JsonValue
+from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.match._coerce import child_schema
 from toolgrade.match._keys import deep_key
 from toolgrade.match._matchers import is_matcher

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from toolgrade._json import JsonObject, JsonValue
-from toolgrade._vocab import REQUIRED_BY_SCHEMA, Mismatch, MismatchReason
+from toolgrade._core.json_data import JsonObject, JsonValue
+from toolgrade._core.vocab import REQUIRED_BY_SCHEMA, Mismatch, MismatchReason
 from toolgrade.match._coerce import (
     child_schema,
     coerce_value,

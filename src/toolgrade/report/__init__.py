@@ -1,5 +1,6 @@
 """Reports on a run: text, JSON, Markdown, HTML, JUnit XML and Prometheus."""
 
+from toolgrade.report._charts import Chart, bar_chart
 from toolgrade.report._describe import describe_failure
 from toolgrade.report._json_report import REPORT_SCHEMA_VERSION, report_schema
 from toolgrade.report._render import (
@@ -11,18 +12,24 @@ from toolgrade.report._render import (
     report_formats,
     write_report,
 )
-from toolgrade.report._view import ReportInput
+from toolgrade.report._view import FAILURES_SHOWN, ReportInput, clip, pct, terminal_safe
 
 __all__ = [
+    "Chart",
+    "FAILURES_SHOWN",
     "REPORT_FORMATS",
     "REPORT_SCHEMA_VERSION",
     "ReportFormat",
     "ReportInput",
     "ReportWriter",
+    "bar_chart",
+    "clip",
     "describe_failure",
+    "pct",
     "register_report",
     "render_report",
     "report_formats",
     "report_schema",
+    "terminal_safe",
     "write_report",
 ]

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from toolgrade._json import JsonValue
-from toolgrade._transcript import CheckResult, ConversationRecord, Step, TurnResult
+from toolgrade._core.json_data import JsonValue
+from toolgrade._core.transcript import CheckResult, ConversationRecord, Step, TurnResult
 from toolgrade.report._conversation_view import StateChange, count_text, mode_label, state_diff
 from toolgrade.report._describe import first_failure_text
 from toolgrade.report._view import CaseView, call_text, clip, json_text, pct, terminal_safe

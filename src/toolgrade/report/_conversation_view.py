@@ -17,8 +17,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from toolgrade._json import JsonValue
-from toolgrade._transcript import (
+from toolgrade._core.json_data import JsonValue
+from toolgrade._core.transcript import (
     CheckResult,
     ConversationMode,
     ConversationRecord,

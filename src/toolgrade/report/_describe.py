@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from toolgrade._json import JsonValue
-from toolgrade._transcript import FirstFailure
-from toolgrade._vocab import Mismatch, ToolCall
+from toolgrade._core.json_data import JsonValue
+from toolgrade._core.transcript import FirstFailure
+from toolgrade._core.vocab import Mismatch, ToolCall
 from toolgrade.results import CaseResult, Status
 
 __all__ = [

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from toolgrade._transcript import ConversationRecord, TurnResult
-from toolgrade._vocab import Mismatch, ToolCall
+from toolgrade._core.transcript import ConversationRecord, TurnResult
+from toolgrade._core.vocab import Mismatch, ToolCall
 from toolgrade.report._view import clip, json_text
 from toolgrade.results import CaseResult
 

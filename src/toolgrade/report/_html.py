@@ -16,8 +16,8 @@ from importlib import resources
 import jinja2
 import markupsafe
 
-from toolgrade._json import JsonValue
-from toolgrade._transcript import ConversationRecord
+from toolgrade._core.json_data import JsonValue
+from toolgrade._core.transcript import ConversationRecord
 from toolgrade.report._charts import Chart, bar_chart
 from toolgrade.report._conversation_html import conversation_panels
 from toolgrade.report._conversation_summary import summary_rows

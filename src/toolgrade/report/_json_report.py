@@ -13,7 +13,7 @@ from importlib import resources
 
 import pydantic_core
 
-from toolgrade._json import JsonObject, JsonValue
+from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.report._view import ReportInput
 
 __all__ = ["REPORT_SCHEMA_VERSION", "render_json", "report_document", "report_schema"]

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from toolgrade._json import JsonValue, clean_value
+from toolgrade._core.json_data import JsonValue, clean_value
 from toolgrade.report._view import args_text, clip, json_text
 
 __all__ = ["EMPTY_ANSWER", "RawPart", "clip_parts", "group_calls", "raw_parts", "raw_text"]

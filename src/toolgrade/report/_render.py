@@ -7,8 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Literal, get_args
 
-from toolgrade._files import atomic_write_text
-from toolgrade._registry import Registry
+from toolgrade._core.files import atomic_write_text
+from toolgrade._core.registry import Registry
 from toolgrade.compare import Comparison
 from toolgrade.errors import ConfigError, describe_os_error
 from toolgrade.metrics import RunMetrics

@@ -12,8 +12,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from toolgrade._json import JsonValue
-from toolgrade._vocab import ToolCall
+from toolgrade._core.json_data import JsonValue
+from toolgrade._core.vocab import ToolCall
 from toolgrade.compare import Comparison
 from toolgrade.metrics import RunMetrics, compute_metrics
 from toolgrade.report._describe import describe_failure

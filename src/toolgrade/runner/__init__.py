@@ -5,6 +5,7 @@ from toolgrade.runner._api import aresume_run, arun_suite, resume_run, run_suite
 from toolgrade.runner._options import RunOptions
 from toolgrade.runner._progress import Progress, ProgressKind, make_progress
 from toolgrade.runner._rescore import rescore_run
+from toolgrade.runner._signals import run_main, stop_on_signals
 
 __all__ = [
     "Progress",
@@ -15,7 +16,9 @@ __all__ = [
     "make_progress",
     "rescore_run",
     "resume_run",
+    "run_main",
     "run_suite",
     "run_summary_line",
+    "stop_on_signals",
     "timeout_warning",
 ]

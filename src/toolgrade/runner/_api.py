@@ -8,7 +8,7 @@ from collections.abc import Coroutine, Sequence
 from pathlib import Path
 from typing import Any
 
-from toolgrade._json import JsonObject
+from toolgrade._core.json_data import JsonObject
 from toolgrade.backends import Backend, create_backend
 from toolgrade.errors import BackendUnreachable, ConfigError
 from toolgrade.results import CaseResult, RunResult
@@ -27,7 +27,7 @@ from toolgrade.runner._prepare import (
 from toolgrade.runner._progress import Progress, ProgressKind, make_progress
 from toolgrade.runner._sameness import resumable_suite
 from toolgrade.runner._signals import run_main, stop_on_signals
-from toolgrade.store._folder import LogLevel, RunFolder
+from toolgrade.store import LogLevel, RunFolder
 from toolgrade.suite import AnyCase, Suite
 
 __all__ = ["arun_suite", "aresume_run", "resume_run", "run_suite"]

@@ -8,14 +8,22 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from toolgrade._json import JsonValue, clean_text
-from toolgrade._judge import case_result, judge, profile_reads_any_name
-from toolgrade._threads import BoundedPool, default_pool
-from toolgrade._vocab import ToolCall
-from toolgrade.backends import Backend, ChatReply, ChatRequest, NameMap, extractable
-from toolgrade.backends._http import RetryEvent, RetryLog, retry_log
+from toolgrade._core.json_data import JsonValue, clean_text
+from toolgrade._core.threads import BoundedPool, default_pool
+from toolgrade._core.vocab import ToolCall
+from toolgrade.backends import (
+    Backend,
+    ChatReply,
+    ChatRequest,
+    NameMap,
+    RetryEvent,
+    RetryLog,
+    extractable,
+    retry_log,
+)
 from toolgrade.errors import BackendError, BackendTimeout, BackendUnreachable
 from toolgrade.extract import Extraction, extract_calls
+from toolgrade.judging import case_result, judge, profile_reads_any_name
 from toolgrade.results import CaseResult, Status, Verdict
 from toolgrade.suite import Case, Rubric, Suite, ToolSpec
 

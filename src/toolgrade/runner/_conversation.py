@@ -4,7 +4,7 @@ Per user turn the model may take up to `max_steps` replies. A reply with calls i
 step: its calls are executed in the environment (failures injected on purpose first)
 and their results sent back; a reply without calls ends the turn. A failed request
 ends the conversation. With teacher forcing every turn starts from the reference's
-history and the state the reference reaches (`conversation/_reference.py`).
+history and the state the reference reaches (`judging/_reference.py`).
 
 Nothing is written before the conversation is judged: a run stopped half-way keeps no
 half-finished conversation, and a resume runs it again from the start.
@@ -20,28 +20,24 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from toolgrade._json import JsonObject, JsonValue
-from toolgrade._threads import BoundedPool, default_pool
-from toolgrade._transcript import ConversationMode, Exchange, Step
-from toolgrade.backends import Backend, ChatReply, ChatRequest, NameMap
-from toolgrade.backends._http import RetryEvent, RetryLog
-from toolgrade.conversation._agent_trajectory import steps_from_messages, turn_start
-from toolgrade.conversation._environments import environment_factory
-from toolgrade.conversation._judge import (
+from toolgrade._core.json_data import JsonObject, JsonValue
+from toolgrade._core.threads import BoundedPool, default_pool
+from toolgrade._core.transcript import ConversationMode, Exchange, Step
+from toolgrade.backends import Backend, ChatReply, ChatRequest, NameMap, RetryEvent, RetryLog
+from toolgrade.environments import EnvironmentFactory, ToolEnvironment, TurnRun, environment_factory
+from toolgrade.extract import steps_from_messages, turn_start
+from toolgrade.judging import (
     ConversationVerdict,
-    conversation_result,
-    judge_conversation,
-)
-from toolgrade.conversation._reference import (
     FaultCounter,
     ReferenceReplay,
     ReferenceStates,
     assistant_message,
     call_id,
+    conversation_result,
+    judge_conversation,
     replay_reference,
     tool_message,
 )
-from toolgrade.conversation._types import EnvironmentFactory, ToolEnvironment, TurnRun
 from toolgrade.results import CaseResult, Status
 from toolgrade.runner._case import CaseOutcome, RequestFailure, ask, extract_renamed
 from toolgrade.runner._steps import (

@@ -9,18 +9,16 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
 
+from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade._health import timeout_advice, too_many_timeouts
-from toolgrade._json import JsonObject, JsonValue
 from toolgrade._version import __version__
-from toolgrade.backends import Backend, ChatReply, EndpointPool, ServerInfo
-from toolgrade.backends._http import RetryEvent
+from toolgrade.backends import Backend, ChatReply, EndpointPool, RetryEvent, ServerInfo
 from toolgrade.results import CaseResult, RunResult, Status
 from toolgrade.runner._case import CaseOutcome, CaseRunner
 from toolgrade.runner._conversation import ConversationRunner
 from toolgrade.runner._options import RunOptions
 from toolgrade.runner._progress import Progress, notify
-from toolgrade.store._folder import RunFolder, RunManifest, sort_results
-from toolgrade.store._manifest import new_run_id
+from toolgrade.store import RunFolder, RunManifest, new_run_id, sort_results
 from toolgrade.suite import AnyCase, Case, Suite
 
 __all__ = ["Session", "drive", "manifest_for", "new_header", "used_endpoints"]

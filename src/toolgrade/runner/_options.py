@@ -8,11 +8,10 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TypedDict, Unpack
 
-from toolgrade._json import JsonObject, JsonValue
-from toolgrade._limits import MAX_REPEAT, MAX_SEED
-from toolgrade._vocab import Rubric
-from toolgrade.backends import BackendSettings, Mode
-from toolgrade.backends._families import DEFAULT_FAMILY
+from toolgrade._core.json_data import JsonObject, JsonValue
+from toolgrade._core.limits import MAX_REPEAT, MAX_SEED
+from toolgrade._core.vocab import Rubric
+from toolgrade.backends import DEFAULT_FAMILY, BackendSettings, Mode
 from toolgrade.errors import ConfigError
 
 __all__ = ["WARMUP_FLOOR", "RequestSettings", "RunOptions", "default_warmup_timeout"]

@@ -16,11 +16,11 @@ import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
-from toolgrade._judge import profiles
-from toolgrade._threads import BoundedPool, default_pool
+from toolgrade._core.threads import BoundedPool, default_pool
 from toolgrade.backends import Backend, create_backend
-from toolgrade.conversation._environments import environment_factory
+from toolgrade.environments import environment_factory
 from toolgrade.errors import ConfigError, SuiteError
+from toolgrade.judging import profiles
 from toolgrade.runner._options import RunOptions
 from toolgrade.runner._prepare import WarmupBackend
 from toolgrade.suite import AnyCase, Conversation, PythonEnvironment, Suite

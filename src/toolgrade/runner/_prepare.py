@@ -15,9 +15,8 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from toolgrade._json import JsonObject, JsonValue
-from toolgrade.backends import Backend, ChatRequest, EndpointPool, ServerInfo
-from toolgrade.backends._replay import ReplayBackend
+from toolgrade._core.json_data import JsonObject, JsonValue
+from toolgrade.backends import Backend, ChatRequest, EndpointPool, ReplayBackend, ServerInfo
 from toolgrade.errors import BackendTimeout, BackendUnreachable
 from toolgrade.results import RunResult
 from toolgrade.runner._options import RunOptions

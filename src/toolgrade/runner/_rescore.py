@@ -15,12 +15,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
-from toolgrade._json import JsonObject
-from toolgrade._judge import case_result
-from toolgrade._threads import default_pool
-from toolgrade._transcript import Step
+from toolgrade._core.json_data import JsonObject
+from toolgrade._core.threads import default_pool
+from toolgrade._core.transcript import Step
 from toolgrade.backends import NO_RECORDED_RESPONSE, ChatReply, ChatRequest, NameMap, ServerInfo
 from toolgrade.errors import InputError
+from toolgrade.judging import case_result
 from toolgrade.results import CaseResult, RunResult, Status, Verdict
 from toolgrade.runner._case import judge_output, overrun_message
 from toolgrade.runner._conversation import ConversationRunner

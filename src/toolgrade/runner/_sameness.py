@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from toolgrade._json import JsonValue
+from toolgrade._core.json_data import JsonValue
 from toolgrade.errors import ConfigError
 from toolgrade.results import RunResult
 from toolgrade.suite import Selection, Suite, select_cases

@@ -10,15 +10,23 @@ from __future__ import annotations
 
 import logging
 
-from toolgrade._json import JsonValue
-from toolgrade._threads import BoundedPool
-from toolgrade._transcript import ConversationMode, ConversationRecord, Exchange, FirstFailure, Step
-from toolgrade._vocab import ToolCall
-from toolgrade.conversation._environments import NoToolEnvironment
-from toolgrade.conversation._judge import ConversationVerdict
-from toolgrade.conversation._reference import FaultCounter
-from toolgrade.conversation._scripted import ScriptedToolEnvironment
-from toolgrade.conversation._types import ToolEnvironment, TurnRun
+from toolgrade._core.json_data import JsonValue
+from toolgrade._core.threads import BoundedPool
+from toolgrade._core.transcript import (
+    ConversationMode,
+    ConversationRecord,
+    Exchange,
+    FirstFailure,
+    Step,
+)
+from toolgrade._core.vocab import ToolCall
+from toolgrade.environments import (
+    NoToolEnvironment,
+    ScriptedToolEnvironment,
+    ToolEnvironment,
+    TurnRun,
+)
+from toolgrade.judging import ConversationVerdict, FaultCounter
 from toolgrade.results import Status
 from toolgrade.suite import Conversation, ToolSpec
 

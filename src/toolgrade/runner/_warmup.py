@@ -22,7 +22,7 @@ import logging
 import time
 from dataclasses import dataclass
 
-from toolgrade._json import JsonObject
+from toolgrade._core.json_data import JsonObject
 from toolgrade.backends import Backend, ChatRequest, NameMap
 from toolgrade.errors import BackendTimeout, BackendUnreachable
 from toolgrade.suite import AnyCase, Suite

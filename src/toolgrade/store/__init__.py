@@ -9,13 +9,15 @@ from toolgrade.store._db import (
 )
 from toolgrade.store._folder import (
     LockOwner,
+    LogLevel,
     RunFolder,
     RunManifest,
     load_run_folder,
     lock_run_folder,
+    sort_results,
 )
 from toolgrade.store._listing import RunSummary, list_runs
-from toolgrade.store._manifest import resume_command
+from toolgrade.store._manifest import new_run_id, resume_command
 from toolgrade.store._merge import merge_problems, merge_runs
 from toolgrade.store._paths import data_dir, runs_dir
 from toolgrade.store._resolve import export_run, load_run_file, resolve_run
@@ -23,6 +25,7 @@ from toolgrade.store._save import import_command, import_run, save_run
 
 __all__: list[str] = [
     "LockOwner",
+    "LogLevel",
     "RunFolder",
     "RunManifest",
     "RunSummary",
@@ -39,10 +42,12 @@ __all__: list[str] = [
     "lock_run_folder",
     "merge_problems",
     "merge_runs",
+    "new_run_id",
     "resolve_run",
     "resume_command",
     "runs_dir",
     "save_run",
+    "sort_results",
     "tag_run",
     "untag",
 ]

@@ -22,8 +22,8 @@ from typing import IO, Literal
 
 from pydantic import ValidationError
 
-from toolgrade._files import atomic_write_text, read_bytes
-from toolgrade._json import JsonObject, JsonValue
+from toolgrade._core.files import atomic_write_text, read_bytes
+from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.errors import StoreError, describe_os_error
 from toolgrade.results import CaseResult, RunResult
 from toolgrade.store._lock import LOCK_NAME, FolderLock, LockOwner

@@ -16,7 +16,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolgrade._json import JsonObject, JsonValue
+from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.errors import StoreError
 from toolgrade.results import CaseResult, RunResult, Status
 from toolgrade.store._db import db_path, open_db, tags_of

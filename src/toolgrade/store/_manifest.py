@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from toolgrade._json import JsonObject
+from toolgrade._core.json_data import JsonObject
 from toolgrade.results import CaseResult, RunResult
 
 __all__ = ["RunManifest", "new_run_id", "resume_command", "sort_results"]

@@ -15,14 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from toolgrade._json import JsonObject
+from toolgrade._core.json_data import JsonObject
 from toolgrade.errors import ConfigError
 from toolgrade.results import RunResult
 from toolgrade.store._manifest import new_run_id, sort_results
 from toolgrade.store._merge_checks import POOLED_IDENTITY, check_shards
 from toolgrade.store._shards import ShardRun, unsharded_selection
-from toolgrade.suite import Suite
-from toolgrade.suite._shard import decode_positions
+from toolgrade.suite import Suite, decode_positions
 
 __all__ = ["merge_problems", "merge_runs"]
 

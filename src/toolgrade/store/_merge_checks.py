@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 
-from toolgrade._json import JsonValue
+from toolgrade._core.json_data import JsonValue
 from toolgrade.errors import ConfigError
 from toolgrade.results import RunResult
 from toolgrade.store._manifest import resume_command
@@ -30,8 +30,7 @@ from toolgrade.store._shards import (
     read_shard,
     unsharded_selection,
 )
-from toolgrade.suite import Selection, Suite, select_cases
-from toolgrade.suite._shard import shard_of
+from toolgrade.suite import Selection, Suite, select_cases, shard_of
 
 __all__ = ["IGNORED_IDENTITY", "IGNORED_SETTINGS", "POOLED_IDENTITY", "check_shards"]
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from toolgrade._files import read_bytes
-from toolgrade._json import JsonValue, clean_value
+from toolgrade._core.files import read_bytes
+from toolgrade._core.json_data import JsonValue, clean_value
 from toolgrade.errors import BaselineError, StoreError
 from toolgrade.results import CaseResult, RunResult
 from toolgrade.store._db import db_path, load_stored, lookup_run_id, open_db

@@ -16,7 +16,7 @@ from contextlib import suppress
 from datetime import UTC, datetime
 from pathlib import Path
 
-from toolgrade._files import atomic_write_text
+from toolgrade._core.files import atomic_write_text
 from toolgrade.errors import RunLockedError, SaveError, StoreError
 from toolgrade.results import CaseResult, RunResult, Status
 from toolgrade.store._db import UPSERT_TAG, DatabaseBusy, db_path, open_db

@@ -12,10 +12,10 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from toolgrade._json import JsonObject, JsonValue
+from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.errors import ConfigError
 from toolgrade.results import RunResult
-from toolgrade.suite._shard import parse_shard, position_count
+from toolgrade.suite import parse_shard, position_count
 
 __all__ = [
     "SHARD_KEYS",

@@ -24,7 +24,7 @@ from toolgrade.suite._io import load_suite, parse_suite
 from toolgrade.suite._models import Case, ChatMessage, Difficulty, Order, Rubric, ToolSpec
 from toolgrade.suite._schema import suite_schema, suite_schema_text
 from toolgrade.suite._select import Selection, select_cases
-from toolgrade.suite._shard import parse_shard
+from toolgrade.suite._shard import decode_positions, parse_shard, position_count, shard_of
 from toolgrade.suite._states import merge_patch
 from toolgrade.suite._suite_model import AnyCase, Suite, SuiteDefaults
 
@@ -57,11 +57,14 @@ __all__ = [
     "TrajectoryMode",
     "Turn",
     "builtin_suite_names",
+    "decode_positions",
     "load_suite",
     "merge_patch",
     "parse_shard",
     "parse_suite",
+    "position_count",
     "select_cases",
+    "shard_of",
     "suite_schema",
     "suite_schema_text",
 ]

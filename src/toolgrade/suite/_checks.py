@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from referencing.exceptions import Unresolvable
 
-from toolgrade._json import JsonObject, JsonValue
+from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.match import matcher_problems
 from toolgrade.suite._schema_checks import (
     argument_path,
@@ -24,7 +24,22 @@ from toolgrade.suite._schema_checks import (
     through_matcher,
 )
 
-__all__ = ["Problem", "SourceFile", "semantic_problems"]
+__all__ = [
+    "Checker",
+    "Offer",
+    "Problem",
+    "SourceFile",
+    "ToolDef",
+    "call_items",
+    "case_offer",
+    "check_arguments",
+    "check_call",
+    "check_case",
+    "check_expected",
+    "check_identity",
+    "check_tools",
+    "items_of",
+]
 
 # Errors of these keywords judge a whole value from its parts: one matcher inside makes
 # their verdict meaningless, so they are skipped when the value holds a matcher.
@@ -64,7 +79,7 @@ class Problem:
 
 
 @dataclass(slots=True)
-class _ToolDef:
+class ToolDef:
     file: str
     path: str
     canonical: str
@@ -74,10 +89,10 @@ class _ToolDef:
 
 
 @dataclass(slots=True)
-class _Checker:
+class Checker:
     files: Sequence[SourceFile]
     problems: list[Problem] = field(default_factory=list)
-    tools: dict[str, _ToolDef] = field(default_factory=dict)
+    tools: dict[str, ToolDef] = field(default_factory=dict)
     case_ids: dict[str, tuple[str, str]] = field(default_factory=dict)
     environments: dict[str, tuple[str, str, JsonValue]] = field(default_factory=dict)
     states: dict[str, tuple[str, str, JsonValue]] = field(default_factory=dict)
@@ -86,7 +101,7 @@ class _Checker:
         self.problems.append(Problem(file, path, message, case_id))
 
 
-def _items(data: JsonObject, key: str) -> Iterator[tuple[int, JsonObject]]:
+def items_of(data: JsonObject, key: str) -> Iterator[tuple[int, JsonObject]]:
     values = data.get(key)
     if isinstance(values, list):
         for i, value in enumerate(values):
@@ -113,8 +128,8 @@ def _flat_tool(raw: JsonObject) -> tuple[str, JsonObject, JsonObject, str] | Non
 
 
 def _tool_def(
-    chk: _Checker, where: tuple[str, str, str | None], raw: JsonObject
-) -> tuple[str, _ToolDef] | None:
+    chk: Checker, where: tuple[str, str, str | None], raw: JsonObject
+) -> tuple[str, ToolDef] | None:
     """A tool definition's name and checked definition (its schema problems reported)."""
     file, path, case_id = where
     found = _flat_tool(raw)
@@ -127,11 +142,11 @@ def _tool_def(
         message = f"tool '{name}': not a valid JSON Schema: {error[1]}"
         chk.add(file, path + params_at + error[0], message, case_id=case_id)
     canonical = json.dumps(flat, sort_keys=True)
-    return name, _ToolDef(file, path, canonical, params, key)
+    return name, ToolDef(file, path, canonical, params, key)
 
 
-def _check_tools(chk: _Checker, src: SourceFile) -> None:
-    for i, raw in _items(src.data, "tools"):
+def check_tools(chk: Checker, src: SourceFile) -> None:
+    for i, raw in items_of(src.data, "tools"):
         path = f"$.tools[{i}]"
         found = _tool_def(chk, (src.name, path, None), raw)
         if found is None:
@@ -151,11 +166,11 @@ def _check_tools(chk: _Checker, src: SourceFile) -> None:
 
 
 def _case_tools(
-    chk: _Checker, file: str, case: JsonObject, *, path: str, case_id: str | None
-) -> dict[str, _ToolDef]:
+    chk: Checker, file: str, case: JsonObject, *, path: str, case_id: str | None
+) -> dict[str, ToolDef]:
     """A case's own tool definitions by name (checked like the suite's tools)."""
-    own: dict[str, _ToolDef] = {}
-    for i, raw in _items(case, "tool_definitions"):
+    own: dict[str, ToolDef] = {}
+    for i, raw in items_of(case, "tool_definitions"):
         at = f"{path}.tool_definitions[{i}]"
         found = _tool_def(chk, (file, at, case_id), raw)
         if found is None:
@@ -168,12 +183,12 @@ def _case_tools(
     return own
 
 
-def _check_arguments(
-    chk: _Checker,
+def check_arguments(
+    chk: Checker,
     where: tuple[str, str, str | None],
     tool: str,
     *,
-    definition: _ToolDef,
+    definition: ToolDef,
     arguments: JsonObject,
 ) -> None:
     file, path, case_id = where
@@ -212,7 +227,7 @@ def _check_arguments(
             )
 
 
-def _calls(value: JsonValue) -> list[tuple[str, JsonValue]]:
+def call_items(value: JsonValue) -> list[tuple[str, JsonValue]]:
     """The calls of an `expected` value (one call, a list, or null), with their suffixes."""
     if isinstance(value, dict):
         return [("", value)]
@@ -222,16 +237,16 @@ def _calls(value: JsonValue) -> list[tuple[str, JsonValue]]:
 
 
 @dataclass(frozen=True, slots=True)
-class _Offer:
+class Offer:
     """What a case offers: the suite tools it names (None: all) and its own tools."""
 
     names: list[str] | None
-    own: dict[str, _ToolDef]
+    own: dict[str, ToolDef]
     who: str = "the case"  # for messages: "the case", "turn 2"
 
 
-def _check_call(
-    chk: _Checker, where: tuple[str, str, str | None], call: JsonValue, *, offer: _Offer
+def check_call(
+    chk: Checker, where: tuple[str, str, str | None], call: JsonValue, *, offer: Offer
 ) -> None:
     file, path, case_id = where
     if not isinstance(call, dict):
@@ -257,31 +272,31 @@ def _check_call(
     if isinstance(arguments, dict):
         key = "args" if "args" in call and "arguments" not in call else "arguments"
         where = (file, f"{path}.{key}", case_id)
-        _check_arguments(chk, where, name, definition=definition, arguments=arguments)
+        check_arguments(chk, where, name, definition=definition, arguments=arguments)
 
 
-def _check_case(chk: _Checker, src: SourceFile, case: JsonObject, *, index: int) -> None:
+def check_case(chk: Checker, src: SourceFile, case: JsonObject, *, index: int) -> None:
     path = f"$.cases[{index}]"
-    where = (src.name, path, _check_identity(chk, src, case, path=path, category="simple"))
-    _check_expected(chk, where, case, offer=_case_offer(chk, case, where=where))
+    where = (src.name, path, check_identity(chk, src, case, path=path, category="simple"))
+    check_expected(chk, where, case, offer=case_offer(chk, case, where=where))
 
 
-def _check_expected(
-    chk: _Checker, where: tuple[str, str, str | None], holder: JsonObject, *, offer: _Offer
+def check_expected(
+    chk: Checker, where: tuple[str, str, str | None], holder: JsonObject, *, offer: Offer
 ) -> None:
     """Check the calls of the `expected` and `alternatives` of a case or a turn."""
     file, path, case_id = where
-    for suffix, call in _calls(holder.get("expected")):
-        _check_call(chk, (file, f"{path}.expected{suffix}", case_id), call, offer=offer)
+    for suffix, call in call_items(holder.get("expected")):
+        check_call(chk, (file, f"{path}.expected{suffix}", case_id), call, offer=offer)
     alternatives = holder.get("alternatives")
     for i, alternative in enumerate(alternatives if isinstance(alternatives, list) else []):
-        for suffix, call in _calls(alternative):
+        for suffix, call in call_items(alternative):
             where = (file, f"{path}.alternatives[{i}]{suffix}", case_id)
-            _check_call(chk, where, call, offer=offer)
+            check_call(chk, where, call, offer=offer)
 
 
-def _check_identity(
-    chk: _Checker, src: SourceFile, case: JsonObject, *, path: str, category: str
+def check_identity(
+    chk: Checker, src: SourceFile, case: JsonObject, *, path: str, category: str
 ) -> str | None:
     """Check a case's id (unique across files) and category; return the id when usable."""
     raw_id = case.get("id")
@@ -307,49 +322,16 @@ def _check_identity(
     return case_id
 
 
-def _case_offer(chk: _Checker, case: JsonObject, *, where: tuple[str, str, str | None]) -> _Offer:
+def case_offer(chk: Checker, case: JsonObject, *, where: tuple[str, str, str | None]) -> Offer:
     """What a case offers: its own tool definitions and the suite tools it names (checked)."""
     file, path, case_id = where
     own = _case_tools(chk, file, case, path=path, case_id=case_id)
     tools = case.get("tools")
     if not isinstance(tools, list):
-        return _Offer(None, own)
+        return Offer(None, own)
     names = [t for t in tools if isinstance(t, str)]
     for i, name in enumerate(names):
         if name not in chk.tools and name not in own:
             message = f"offers undefined tool '{name}'"
             chk.add(file, f"{path}.tools[{i}]", message, case_id=case_id)
-    return _Offer(names, own)
-
-
-def semantic_problems(files: Sequence[SourceFile]) -> list[Problem]:
-    """Every semantic problem of one suite file, or of a directory's files taken together.
-
-    Checks: duplicate and conflicting tools (a case's own `tool_definitions` included),
-    tool parameters that are not valid JSON Schemas, duplicate case ids, categories the
-    suite does not declare, offered or expected tools neither the suite nor the case
-    defines, expected arguments that violate the parameter schema of the tool the case
-    offers (matcher values aside), malformed matchers; and `_conversation_checks`'s
-    (environments, named states, conversations).
-
-    Args:
-        files: the parsed files, in load order.
-
-    Returns:
-        The problems, in file order; empty when valid.
-    """
-    from toolgrade.suite import _conversation_checks as conversations  # it imports this module
-
-    chk = _Checker(files)
-    for src in files:
-        _check_tools(chk, src)
-    for src in files:
-        conversations.check_environments(chk, src)
-        conversations.check_states(chk, src)
-    for src in files:
-        for index, case in _items(src.data, "cases"):
-            if "turns" in case:
-                conversations.check_conversation(chk, src, case, index=index)
-            else:
-                _check_case(chk, src, case, index=index)
-    return chk.problems
+    return Offer(names, own)

@@ -19,8 +19,8 @@ from pydantic import (
     model_validator,
 )
 
-from toolgrade._json import JsonObject, JsonValue
-from toolgrade._vocab import Rubric, ToolCall
+from toolgrade._core.json_data import JsonObject, JsonValue
+from toolgrade._core.vocab import Rubric, ToolCall
 from toolgrade.suite._end_checks import (
     CHECK_NAMES,
     CallPattern,

@@ -12,20 +12,20 @@ from __future__ import annotations
 import json
 import re
 
-from toolgrade._json import JsonObject, JsonValue
+from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.match import is_matcher, matcher_problems
 from toolgrade.suite._checks import (
+    Checker,
+    Offer,
     SourceFile,
-    _calls,
-    _case_offer,
-    _check_arguments,
-    _check_call,
-    _check_expected,
-    _check_identity,
-    _Checker,
-    _items,
-    _Offer,
-    _ToolDef,
+    ToolDef,
+    call_items,
+    case_offer,
+    check_arguments,
+    check_call,
+    check_expected,
+    check_identity,
+    items_of,
 )
 from toolgrade.suite._conversation import CHECK_NAMES
 
@@ -48,7 +48,7 @@ def is_json_pointer(text: str) -> bool:
     return _POINTER.fullmatch(text) is not None
 
 
-def check_environments(chk: _Checker, src: SourceFile) -> None:
+def check_environments(chk: Checker, src: SourceFile) -> None:
     """Check a file's `environments`, and record them for the conversations.
 
     An environment defined in two files of a directory must be defined identically;
@@ -66,11 +66,11 @@ def check_environments(chk: _Checker, src: SourceFile) -> None:
         if env.get("kind") == "python":
             _check_class(chk, (src.name, f"{path}.class", None), env.get("class"))
         elif env.get("kind") == "scripted":
-            for i, rule in _items(env, "rules"):
+            for i, rule in items_of(env, "rules"):
                 _check_rule(chk, (src.name, f"{path}.rules[{i}]", None), rule)
 
 
-def check_states(chk: _Checker, src: SourceFile) -> None:
+def check_states(chk: Checker, src: SourceFile) -> None:
     """Record a file's named `states` for the conversations that name one.
 
     A state defined in two files of a directory must be defined identically.
@@ -83,7 +83,7 @@ def check_states(chk: _Checker, src: SourceFile) -> None:
 
 
 def _record(
-    chk: _Checker,
+    chk: Checker,
     table: dict[str, tuple[str, str, JsonValue]],
     src: SourceFile,
     entry: tuple[str, str, JsonValue],
@@ -97,7 +97,7 @@ def _record(
         chk.add(src.name, path, message)
 
 
-def _check_class(chk: _Checker, where: _Where, value: JsonValue) -> None:
+def _check_class(chk: Checker, where: _Where, value: JsonValue) -> None:
     if not isinstance(value, str) or _CLASS.fullmatch(value) is None:
         return  # the schema says so
     module = value.partition(":")[0]
@@ -105,7 +105,7 @@ def _check_class(chk: _Checker, where: _Where, value: JsonValue) -> None:
         chk.add(where[0], where[1], f"'{module}' is not a module name (dotted identifiers)")
 
 
-def _check_rule(chk: _Checker, where: _Where, rule: JsonObject) -> None:
+def _check_rule(chk: Checker, where: _Where, rule: JsonObject) -> None:
     file, path, _ = where
     when = rule.get("when")
     if not isinstance(when, dict) or not isinstance(when.get("tool"), str):
@@ -119,38 +119,38 @@ def _check_rule(chk: _Checker, where: _Where, rule: JsonObject) -> None:
         return
     at = (file, f"{path}.when.arguments", None)
     if definition is not None:
-        _check_arguments(chk, at, tool, definition=_pattern(definition), arguments=arguments)
+        check_arguments(chk, at, tool, definition=_pattern(definition), arguments=arguments)
     else:
         _add_matcher_problems(chk, at, arguments)
 
 
-def _pattern(definition: _ToolDef) -> _ToolDef:
+def _pattern(definition: ToolDef) -> ToolDef:
     """The tool's definition for checking a pattern: it may leave required arguments out."""
     params = {k: v for k, v in definition.parameters.items() if k != "required"}
     key = json.dumps(params, sort_keys=True)
-    return _ToolDef(definition.file, definition.path, definition.canonical, params, key)
+    return ToolDef(definition.file, definition.path, definition.canonical, params, key)
 
 
-def _defined_anywhere(chk: _Checker) -> set[str]:
+def _defined_anywhere(chk: Checker) -> set[str]:
     """Every tool the suite or any of its cases defines."""
     names = set(chk.tools)
     for src in chk.files:
-        for _, case in _items(src.data, "cases"):
-            for _, tool in _items(case, "tool_definitions"):
+        for _, case in items_of(src.data, "cases"):
+            for _, tool in items_of(case, "tool_definitions"):
                 flat = tool.get("function", tool)
                 if isinstance(flat, dict) and isinstance(flat.get("name"), str):
                     names.add(str(flat["name"]))
     return names
 
 
-def _add_matcher_problems(chk: _Checker, where: _Where, value: JsonValue) -> None:
+def _add_matcher_problems(chk: Checker, where: _Where, value: JsonValue) -> None:
     file, path, case_id = where
     for problem in matcher_problems(value, path):
         at, sep, message = problem.partition(": ")
         chk.add(file, at if sep else path, message if sep else problem, case_id=case_id)
 
 
-def check_conversation(chk: _Checker, src: SourceFile, case: JsonObject, *, index: int) -> None:
+def check_conversation(chk: Checker, src: SourceFile, case: JsonObject, *, index: int) -> None:
     """Check one conversation (a case with `turns`) of a file.
 
     Checks, besides what single cases get (id, category, own tools, offered tools):
@@ -162,8 +162,8 @@ def check_conversation(chk: _Checker, src: SourceFile, case: JsonObject, *, inde
     whose calls are offered in that turn.
     """
     path = f"$.cases[{index}]"
-    where = (src.name, path, _check_identity(chk, src, case, path=path, category="multi_turn"))
-    base = _case_offer(chk, case, where=where)
+    where = (src.name, path, check_identity(chk, src, case, path=path, category="multi_turn"))
+    base = case_offer(chk, case, where=where)
     _check_state(chk, where, case)
     _check_environment(chk, where, case)
     turns = case.get("turns")
@@ -174,17 +174,17 @@ def check_conversation(chk: _Checker, src: SourceFile, case: JsonObject, *, inde
     ):
         return  # the schema says so; what each turn offers is unknown
     offers = [_turn_offer(chk, where, turns, t, base=base) for t in range(len(turns))]
-    whole = _Offer(offers[-1].names, offers[-1].own, "the conversation")
+    whole = Offer(offers[-1].names, offers[-1].own, "the conversation")
     for t, turn in enumerate(turns):
         if isinstance(turn, dict):
             at = (where[0], f"{path}.turns[{t}]", where[2])
-            _check_expected(chk, at, turn, offer=offers[t])
+            check_expected(chk, at, turn, offer=offers[t])
             if turn.get("reply") is not None:
                 _check_reply(chk, (at[0], f"{at[1]}.reply", at[2]), turn["reply"])
     checks = case.get("checks")
     if isinstance(checks, dict):
         _check_end(chk, where, checks, offer=whole, has=_checks_given(turns, checks))
-    for i, fail in _items(case, "fail"):
+    for i, fail in items_of(case, "fail"):
         tool = fail.get("tool")
         if isinstance(tool, str) and not _offers(chk, whole, tool):
             message = f"fail names '{tool}', which the conversation does not offer"
@@ -198,8 +198,8 @@ def check_conversation(chk: _Checker, src: SourceFile, case: JsonObject, *, inde
 
 
 def _turn_offer(
-    chk: _Checker, where: _Where, turns: list[JsonValue], turn: int, *, base: _Offer
-) -> _Offer:
+    chk: Checker, where: _Where, turns: list[JsonValue], turn: int, *, base: Offer
+) -> Offer:
     """What one turn offers: as `Suite.tools_for_turn` (later `add_tools` withheld)."""
     later = {n for t in turns[turn + 1 :] for n in _add_tools(t)}
     added = [n for t in turns[: turn + 1] for n in _add_tools(t)]
@@ -212,7 +212,7 @@ def _turn_offer(
     kept = [n for n in names if n not in later or n in added]
     kept += [n for n in dict.fromkeys(added) if n in chk.tools and n not in kept]
     own = {n: d for n, d in base.own.items() if n not in later or n in added}
-    return _Offer(kept, own, f"turn {turn}")
+    return Offer(kept, own, f"turn {turn}")
 
 
 def _add_tools(turn: JsonValue) -> list[str]:
@@ -220,13 +220,13 @@ def _add_tools(turn: JsonValue) -> list[str]:
     return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
 
 
-def _offers(chk: _Checker, offer: _Offer, tool: str) -> bool:
+def _offers(chk: Checker, offer: Offer, tool: str) -> bool:
     if tool in offer.own:
         return True
     return tool in chk.tools and (offer.names is None or tool in offer.names)
 
 
-def _check_environment(chk: _Checker, where: _Where, case: JsonObject) -> None:
+def _check_environment(chk: Checker, where: _Where, case: JsonObject) -> None:
     file, path, case_id = where
     name = case.get("environment")
     if not isinstance(name, str):
@@ -256,7 +256,7 @@ def _check_environment(chk: _Checker, where: _Where, case: JsonObject) -> None:
             chk.add(file, f"{path}.state", message, case_id=case_id)
 
 
-def _check_state(chk: _Checker, where: _Where, case: JsonObject) -> None:
+def _check_state(chk: Checker, where: _Where, case: JsonObject) -> None:
     """A named `state` must be one of the suite's `states`."""
     file, path, case_id = where
     name = case.get("state")
@@ -266,7 +266,7 @@ def _check_state(chk: _Checker, where: _Where, case: JsonObject) -> None:
         chk.add(file, f"{path}.state", message, case_id=case_id)
 
 
-def _check_reply(chk: _Checker, where: _Where, reply: JsonValue) -> None:
+def _check_reply(chk: Checker, where: _Where, reply: JsonValue) -> None:
     if isinstance(reply, str):
         return
     if is_matcher(reply):
@@ -292,7 +292,7 @@ def _checks_given(turns: list[JsonValue], checks: JsonObject) -> list[str]:
 
 
 def _check_end(
-    chk: _Checker, where: _Where, checks: JsonObject, *, offer: _Offer, has: list[str]
+    chk: Checker, where: _Where, checks: JsonObject, *, offer: Offer, has: list[str]
 ) -> None:
     file, path, case_id = where
     path += ".checks"
@@ -309,10 +309,10 @@ def _check_end(
             chk.add(file, f"{path}.unchanged[{i}]", message, case_id=case_id)
     trajectory = checks.get("trajectory")
     if isinstance(trajectory, dict):
-        for suffix, call in _calls(trajectory.get("calls")):
+        for suffix, call in call_items(trajectory.get("calls")):
             at = (file, f"{path}.trajectory.calls{suffix}", case_id)
-            _check_call(chk, at, call, offer=offer)
-    for i, pattern in _items(checks, "forbidden"):
+            check_call(chk, at, call, offer=offer)
+    for i, pattern in items_of(checks, "forbidden"):
         _check_pattern(chk, (file, f"{path}.forbidden[{i}]", case_id), pattern, offer=offer)
     success = checks.get("success")
     for i, name in enumerate(success if isinstance(success, list) else []):
@@ -324,22 +324,22 @@ def _check_end(
             chk.add(file, f"{path}.success[{i}]", message, case_id=case_id)
 
 
-def _check_pattern(chk: _Checker, where: _Where, pattern: JsonObject, *, offer: _Offer) -> None:
+def _check_pattern(chk: Checker, where: _Where, pattern: JsonObject, *, offer: Offer) -> None:
     file, path, case_id = where
     name = pattern.get("name", pattern.get("tool"))
     if not isinstance(name, str):
         return
-    definition: _ToolDef | None = offer.own.get(name) or chk.tools.get(name)
+    definition: ToolDef | None = offer.own.get(name) or chk.tools.get(name)
     arguments = pattern.get("arguments", {})
     if definition is None:
         chk.add(file, path, f"forbidden call to undefined tool '{name}'", case_id=case_id)
     elif isinstance(arguments, dict):
         at = (file, f"{path}.arguments", case_id)
-        _check_arguments(chk, at, name, definition=_pattern(definition), arguments=arguments)
+        check_arguments(chk, at, name, definition=_pattern(definition), arguments=arguments)
 
 
 def _check_reference(
-    chk: _Checker, where: _Where, reference: JsonValue, *, offers: list[_Offer]
+    chk: Checker, where: _Where, reference: JsonValue, *, offers: list[Offer]
 ) -> None:
     file, path, case_id = where
     if not isinstance(reference, list):
@@ -350,5 +350,5 @@ def _check_reference(
     for t, entry in enumerate(reference[: len(offers)]):
         calls = entry.get("calls") if isinstance(entry, dict) else entry
         prefix = f"{path}.reference[{t}]" + (".calls" if isinstance(entry, dict) else "")
-        for suffix, call in _calls(calls):
-            _check_call(chk, (file, prefix + suffix, case_id), call, offer=offers[t])
+        for suffix, call in call_items(calls):
+            check_call(chk, (file, prefix + suffix, case_id), call, offer=offers[t])

@@ -13,7 +13,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from toolgrade._json import JsonObject
+from toolgrade._core.json_data import JsonObject
 from toolgrade.suite._models import CallList
 
 __all__ = [

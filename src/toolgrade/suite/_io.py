@@ -13,14 +13,15 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from toolgrade._files import parse_json_issues, read_text
-from toolgrade._json import JsonObject, JsonValue, clean_value
+from toolgrade._core.files import parse_json_issues, read_text
+from toolgrade._core.json_data import JsonObject, JsonValue, clean_value
 from toolgrade.errors import SuiteError
 from toolgrade.suite._builtin import builtin_suite_names, builtin_suite_text
-from toolgrade.suite._checks import Problem, SourceFile, semantic_problems
+from toolgrade.suite._checks import Problem, SourceFile
 from toolgrade.suite._locate import line_of, value_lines
 from toolgrade.suite._schema import schema_problems
 from toolgrade.suite._suite_model import Suite
+from toolgrade.suite._validate import semantic_problems
 
 __all__ = ["load_suite", "parse_suite"]
 

@@ -2,13 +2,13 @@
 
 `json.loads` forgets positions, so when a suite file has problems its text is scanned
 once more to add a line number to each message (an editor jumps straight to it). Only
-invalid files pay for the scan. The scanner itself lives in `toolgrade._json`, which
+invalid files pay for the scan. The scanner itself lives in `toolgrade._core.json_data`, which
 also uses it to place the issues of `loads_checked`.
 """
 
 from __future__ import annotations
 
-from toolgrade._json import value_lines
+from toolgrade._core.json_data import value_lines
 
 __all__ = ["line_of", "value_lines"]
 

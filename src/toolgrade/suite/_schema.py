@@ -9,8 +9,8 @@ from importlib import resources
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, relevance
 
-from toolgrade._json import JsonObject, JsonValue
-from toolgrade.match._fastschema import QuickValidator, quick_validator
+from toolgrade._core.json_data import JsonObject, JsonValue
+from toolgrade.match import QuickValidator, quick_validator
 
 __all__ = ["SCHEMA_FILE", "schema_problems", "suite_schema", "suite_schema_text"]
 

@@ -12,10 +12,14 @@ from functools import lru_cache
 from jsonschema.exceptions import SchemaError, ValidationError
 from jsonschema.protocols import Validator
 
-from toolgrade._json import JsonValue
-from toolgrade.match import is_matcher
-from toolgrade.match._fastschema import QuickValidator, quick_validator
-from toolgrade.match._schema_keywords import bounded_validator_class, check_tool_schema
+from toolgrade._core.json_data import JsonValue
+from toolgrade.match import (
+    QuickValidator,
+    bounded_validator_class,
+    check_tool_schema,
+    is_matcher,
+    quick_validator,
+)
 
 __all__ = [
     "argument_path",

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import get_args
 
-from toolgrade._json import JsonObject, JsonValue
+from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.errors import ConfigError
 from toolgrade.suite._models import Difficulty
 from toolgrade.suite._shard import (

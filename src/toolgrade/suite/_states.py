@@ -18,7 +18,7 @@ import copy
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from toolgrade._json import JsonObject
+from toolgrade._core.json_data import JsonObject
 
 if TYPE_CHECKING:
     from toolgrade.suite._conversation import Conversation

@@ -21,7 +21,7 @@ from pydantic import (
     model_validator,
 )
 
-from toolgrade._json import JsonObject
+from toolgrade._core.json_data import JsonObject
 from toolgrade.suite._conversation import Conversation, Environment
 from toolgrade.suite._models import Case, Order, Rubric, ToolSpec
 from toolgrade.suite._states import resolve_state

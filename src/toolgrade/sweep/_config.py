@@ -17,13 +17,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast, get_args
 
-from toolgrade._json import JsonValue
-from toolgrade._profiles import profiles
-from toolgrade._vocab import Rubric
-from toolgrade.backends import DEFAULT_MAX_TOKENS, BackendSettings, parse_model_spec
-from toolgrade.backends._families import DEFAULT_FAMILY
-from toolgrade.backends._registry import check_base_url
+from toolgrade._core.json_data import JsonValue
+from toolgrade._core.vocab import Rubric
+from toolgrade.backends import (
+    DEFAULT_FAMILY,
+    DEFAULT_MAX_TOKENS,
+    BackendSettings,
+    check_base_url,
+    parse_model_spec,
+)
 from toolgrade.errors import ConfigError
+from toolgrade.judging import profiles
 from toolgrade.runner import RunOptions
 from toolgrade.suite import Selection, builtin_suite_names
 from toolgrade.sweep._fields import TableReader

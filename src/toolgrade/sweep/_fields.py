@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from datetime import date, datetime, time
 from typing import cast
 
-from toolgrade._limits import MAX_REPEAT, MAX_SEED
+from toolgrade._core.limits import MAX_REPEAT, MAX_SEED
 from toolgrade.sweep._toml import Problems, TableRef
 
 __all__ = ["KINDS", "TableReader"]

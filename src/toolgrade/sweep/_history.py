@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from toolgrade._json import JsonValue
-from toolgrade.backends._families import DEFAULT_FAMILY
+from toolgrade._core.json_data import JsonValue
+from toolgrade.backends import DEFAULT_FAMILY
 from toolgrade.errors import BaselineError, StoreError
 from toolgrade.results import RunResult
 from toolgrade.store import RunFolder, db_path, get_run, load_run_folder, runs_dir, save_run

@@ -16,9 +16,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from toolgrade._json import JsonObject
-from toolgrade.compare import MultiComparison, compare_many
-from toolgrade.compare._outcomes import case_outcomes
+from toolgrade._core.json_data import JsonObject
+from toolgrade.compare import MultiComparison, case_outcomes, compare_many
 from toolgrade.errors import BaselineError
 from toolgrade.results import RunResult, Status
 from toolgrade.stats import Rate, rate_of

@@ -18,11 +18,10 @@ from pathlib import Path
 import jinja2
 import markupsafe
 
-from toolgrade._files import atomic_write_text
+from toolgrade._core.files import atomic_write_text
 from toolgrade.errors import ConfigError, describe_os_error
 from toolgrade.metrics import Breakdown
-from toolgrade.report._charts import Chart, bar_chart
-from toolgrade.report._view import pct
+from toolgrade.report import Chart, bar_chart, pct
 from toolgrade.sweep._leaderboard import Leaderboard, LeaderboardEntry, SuiteBoard
 
 __all__ = ["render_leaderboard_html", "write_leaderboard_html"]

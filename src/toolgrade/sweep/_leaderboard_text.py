@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from toolgrade.report._view import clip, pct, terminal_safe
+from toolgrade.report import clip, pct, terminal_safe
 from toolgrade.sweep._leaderboard import Leaderboard, LeaderboardEntry, SuiteBoard
 
 __all__ = ["render_leaderboard_text"]

@@ -25,7 +25,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from toolgrade._json import JsonObject
+from toolgrade._core.json_data import JsonObject
 from toolgrade.errors import ConfigError
 from toolgrade.runner import RunOptions
 from toolgrade.suite import Suite, load_suite, select_cases

@@ -21,8 +21,7 @@ from typing import Literal
 
 from toolgrade.errors import SaveError, ToolgradeError
 from toolgrade.results import RunResult, Status
-from toolgrade.runner import ProgressKind, aresume_run, arun_suite
-from toolgrade.runner._signals import run_main, stop_on_signals
+from toolgrade.runner import ProgressKind, aresume_run, arun_suite, run_main, stop_on_signals
 from toolgrade.store import save_run
 from toolgrade.sweep._config import SweepConfig
 from toolgrade.sweep._history import FolderIndex, Previous, find_previous, scored_any

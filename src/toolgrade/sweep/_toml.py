@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from toolgrade._files import read_text
+from toolgrade._core.files import read_text
 from toolgrade.errors import ConfigError
 
 __all__ = ["Problems", "TableRef", "key_lines", "parse_toml"]

@@ -1,0 +1,248 @@
+"""What a conversation left behind: every step, every tool exchange, every check.
+
+A conversation's `CaseResult` carries one `ConversationRecord` (`CaseResult.conversation`):
+the turns as they happened (each model reply with the calls extracted from it and the
+results the environment gave), the verdict of each turn and each check, the first
+failure with its cause, and the environment's state at the start and the end.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+from pydantic import BaseModel, ConfigDict
+
+from toolgrade._core.json_data import JsonValue
+from toolgrade._core.vocab import Mismatch, PairKind, ToolCall
+
+__all__ = [
+    "FAILURE_CAUSES",
+    "CheckResult",
+    "ConversationMode",
+    "ConversationRecord",
+    "Exchange",
+    "ExchangeOutcome",
+    "FailureCause",
+    "FirstFailure",
+    "Step",
+    "TurnPair",
+    "TurnResult",
+    "drop_empty_endpoints",
+]
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+
+FailureCause = Literal[
+    "parse_error",
+    "wrong_tool",
+    "wrong_args",
+    "missed_call",
+    "unexpected_call",
+    "forbidden_call",
+    "state_mismatch",
+    "reply_mismatch",
+    "step_limit",
+    "uncovered_call",
+    "timeout",
+    "error",
+]
+"""Why a conversation failed, at its first failure."""
+
+FAILURE_CAUSES: tuple[FailureCause, ...] = get_args(FailureCause)
+"""Every failure cause, in a fixed order (for reports)."""
+
+ConversationMode = Literal["on_policy", "teacher_forced"]
+"""`on_policy`: the model lives with its own history; `teacher_forced`: every turn
+starts from the reference's history and state."""
+
+ExchangeOutcome = Literal["ok", "error", "uncovered", "injected", "rejected"]
+"""What became of one call: `ok` executed; `error` the tool raised (the model sees an
+error result); `uncovered` no scripted rule covers it; `injected` a failure made on
+purpose (`fail`); `rejected` not executed (no such tool, or arguments that do not
+validate against its schema)."""
+
+
+class Exchange(BaseModel):
+    """One call sent to the environment and the result the model saw."""
+
+    model_config = _FROZEN
+
+    id: str
+    """The call id (sent back with the result in native mode)."""
+    call: ToolCall
+    """The call, with the suite's tool name."""
+    result: JsonValue = None
+    """The result the model saw."""
+    outcome: ExchangeOutcome = "ok"
+    """What became of the call."""
+    rule: int | None = None
+    """Scripted environments: the index of the rule that answered."""
+    note: str | None = None
+    """Why the call was not executed normally (uncovered, rejected, raised)."""
+
+
+class Step(BaseModel):
+    """One model reply within a turn, and the tool exchanges it led to."""
+
+    model_config = _FROZEN
+
+    raw_response: JsonValue = None
+    """The model's raw output (text, or the assistant message)."""
+    calls: tuple[ToolCall, ...] = ()
+    """The calls extracted from it (suite names)."""
+    exchanges: tuple[Exchange, ...] = ()
+    """The calls as executed, with their results, in order."""
+    extraction_format: str | None = None
+    """The output format the calls were read in (`none`: no call)."""
+    extraction_errors: tuple[str, ...] = ()
+    """Malformed calls the extractor reported."""
+    latency_ms: float | None = None
+    """Time the model took."""
+    ttft_ms: float | None = None
+    """Time to the first streamed token."""
+    finish_reason: str | None = None
+    """Why the server stopped."""
+    error: str | None = None
+    """A request that failed (the conversation ended here)."""
+    endpoint: str | None = None
+    """With several endpoints: the one this request went to (left out of the JSON
+    when None, by `drop_empty_endpoints`)."""
+
+
+class TurnPair(BaseModel):
+    """How one expected call of a turn and one actual call were paired."""
+
+    model_config = _FROZEN
+
+    expected_index: int | None
+    """Index into the turn's expected calls; None for an extra call."""
+    actual_index: int | None
+    """Index into the turn's calls; None for a missed call."""
+    verdict: PairKind
+    """The verdict on this pair."""
+    details: tuple[Mismatch, ...] = ()
+    """The argument differences (for `wrong_args`)."""
+
+
+class TurnResult(BaseModel):
+    """One user turn: what the model did and whether that was what the turn asked."""
+
+    model_config = _FROZEN
+
+    index: int
+    """The turn's position, from 0."""
+    user: str
+    """The user's message."""
+    steps: tuple[Step, ...] = ()
+    """The model's replies in this turn, in order."""
+    reply: str | None = None
+    """The assistant's final text (None when the turn ended without one)."""
+    passed: bool = True
+    """Whether the turn held: its calls and reply as stated, within its step limit."""
+    checked: bool = False
+    """Whether the turn stated anything to check (calls or reply)."""
+    cause: FailureCause | None = None
+    """Why the turn failed."""
+    message: str | None = None
+    """What went wrong, for people."""
+    expected: tuple[ToolCall, ...] = ()
+    """The expectation judged against (the best alternative)."""
+    pairs: tuple[TurnPair, ...] = ()
+    """The pairing of the turn's expected and actual calls."""
+    forced: bool = False
+    """True when the turn started from the reference's history and state."""
+
+    @property
+    def calls(self) -> tuple[ToolCall, ...]:
+        """Every call the model made in this turn, in order."""
+        return tuple(c for s in self.steps for c in s.calls)
+
+
+class CheckResult(BaseModel):
+    """One end-of-conversation check."""
+
+    model_config = _FROZEN
+
+    name: str
+    """The check: `turns`, `final_state`, `unchanged`, `trajectory`, `forbidden`, `max_calls`."""
+    passed: bool
+    """Whether it held."""
+    deciding: bool = True
+    """Whether it decides pass or fail (`success`)."""
+    message: str | None = None
+    """What went wrong, for people."""
+    details: tuple[Mismatch, ...] = ()
+    """Differences with their JSON paths (state checks)."""
+
+
+class FirstFailure(BaseModel):
+    """Where and why the conversation first went wrong."""
+
+    model_config = _FROZEN
+
+    cause: FailureCause
+    """The cause."""
+    message: str
+    """What went wrong, for people."""
+    turn: int | None = None
+    """The turn it happened in (from 0); None for an end-of-conversation check."""
+    step: int | None = None
+    """The step within that turn (from 0), when one is to blame."""
+    check: str | None = None
+    """The deciding check that failed."""
+
+
+class ConversationRecord(BaseModel):
+    """A conversation as it happened, with every verdict on it."""
+
+    model_config = _FROZEN
+
+    mode: ConversationMode = "on_policy"
+    """How it was run."""
+    turns: tuple[TurnResult, ...] = ()
+    """Every turn that was reached."""
+    total_turns: int = 0
+    """How many turns the conversation has (some are not reached after an error)."""
+    checks: tuple[CheckResult, ...] = ()
+    """The end-of-conversation checks, `turns` first."""
+    passed: bool = False
+    """Whether every deciding check held."""
+    progress: float = 0.0
+    """Share of the conversation's turns passed."""
+    first_failure: FirstFailure | None = None
+    """The first failure (None when it passed)."""
+    initial_state: JsonValue = None
+    """The environment's state at the start."""
+    final_state: JsonValue = None
+    """The environment's state at the end."""
+    precision: float | None = None
+    """Share of the model's calls that the reference makes (None: no reference)."""
+    recall: float | None = None
+    """Share of the reference's calls the model made."""
+    f1: float | None = None
+    """Their harmonic mean."""
+
+    @property
+    def calls(self) -> tuple[ToolCall, ...]:
+        """Every call of the conversation, in order."""
+        return tuple(c for t in self.turns for c in t.calls)
+
+    @property
+    def steps(self) -> int:
+        """How many model replies the conversation took."""
+        return sum(len(t.steps) for t in self.turns)
+
+
+def drop_empty_endpoints(record: object) -> None:
+    """Remove `"endpoint": None` from every step of a serialized `ConversationRecord`.
+
+    Called by `CaseResult`'s serializer, the only way a record is written: a wrap
+    serializer on `Step` itself would cost about 2.5 us per step, this a dict lookup,
+    and runs with one server then write their steps exactly as before the field existed.
+    """
+    turns = record.get("turns") if isinstance(record, dict) else None
+    for turn in turns if isinstance(turns, list | tuple) else ():
+        steps = turn.get("steps") if isinstance(turn, dict) else None
+        for step in steps if isinstance(steps, list | tuple) else ():
+            if isinstance(step, dict) and step.get("endpoint", 0) is None:
+                del step["endpoint"]

@@ -1,0 +1,66 @@
+"""Judging: a case's turns and end checks against what the model did.
+
+`judge` gives a single reply's `CaseResult` (asking the profile registry for a `Verdict`);
+`judge_conversation` judges each turn of a conversation, then its end checks (final
+state, unchanged paths, trajectory, forbidden calls, a call budget). `replay_reference`
+plays a conversation's reference solution through its environment, which teacher forcing
+and `check_conversations` (`toolgrade suite check`) build on.
+"""
+
+from toolgrade.judging._conversation import (
+    ConversationVerdict,
+    conversation_result,
+    judge_conversation,
+)
+from toolgrade.judging._end_checks import find_forbidden
+from toolgrade.judging._judge import (
+    JudgeFn,
+    case_result,
+    judge,
+    profile_reads_any_name,
+    profiles,
+    register_profile,
+)
+from toolgrade.judging._reference import (
+    FaultCounter,
+    ReferenceReplay,
+    ReferenceStates,
+    assistant_message,
+    call_id,
+    replay_reference,
+    tool_message,
+)
+from toolgrade.judging._suite_check import (
+    CHECK_TIMEOUT,
+    ConversationProblem,
+    check_conversation,
+    check_conversations,
+)
+from toolgrade.judging._trajectory import TrajectoryVerdict, compare_trajectory, trajectory_prf
+
+__all__ = [
+    "CHECK_TIMEOUT",
+    "ConversationProblem",
+    "ConversationVerdict",
+    "FaultCounter",
+    "JudgeFn",
+    "ReferenceReplay",
+    "ReferenceStates",
+    "TrajectoryVerdict",
+    "assistant_message",
+    "call_id",
+    "case_result",
+    "check_conversation",
+    "check_conversations",
+    "compare_trajectory",
+    "conversation_result",
+    "find_forbidden",
+    "judge",
+    "judge_conversation",
+    "profile_reads_any_name",
+    "profiles",
+    "register_profile",
+    "replay_reference",
+    "tool_message",
+    "trajectory_prf",
+]

@@ -1,0 +1,85 @@
+"""A judged conversation as a result: its verdict and the `CaseResult` carrying it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from toolgrade._core.transcript import ConversationRecord
+from toolgrade._core.vocab import Rubric, Status
+from toolgrade.results import CaseResult
+from toolgrade.suite import Conversation
+
+__all__ = ["ConversationVerdict", "conversation_result"]
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationVerdict:
+    """The verdict on one conversation: its status, its score and the whole record."""
+
+    status: Status
+    """`correct` when it passed, else the first failure's cause."""
+    score: float
+    """1/0 under the binary rubric, else the share of deciding checks held."""
+    record: ConversationRecord
+    """Every turn, check and verdict."""
+    rubric: Rubric = "partial"
+    """The rubric the score follows."""
+
+
+def conversation_result(
+    conversation: Conversation,
+    verdict: ConversationVerdict,
+    *,
+    rubric: Rubric | None = None,
+    repeat: int = 0,
+    error: str | None = None,
+    latency_ms: float | None = None,
+) -> CaseResult:
+    """The `CaseResult` of a judged conversation, with its labels and record.
+
+    Args:
+        conversation: the conversation.
+        verdict: its verdict (`judge_conversation`).
+        rubric: the rubric; None: the verdict's.
+        repeat: the repetition index.
+        error: what went wrong, for a conversation ended by a failed request; None:
+            the first failure's message when it is a timeout or an error.
+        latency_ms: the model's time; None: the sum over the steps, when known.
+
+    Returns:
+        The result: `expected` holds the reference's calls, `actual` every call made,
+        `conversation` the record; raw outputs stay in the steps.
+    """
+    record = verdict.record
+    first = record.first_failure
+    if error is None and first is not None and first.cause in ("timeout", "error"):
+        error = first.message
+    steps = [s for t in record.turns for s in t.steps]
+    if latency_ms is None:
+        known = [s.latency_ms for s in steps if s.latency_ms is not None]
+        latency_ms = sum(known) if known else None
+    reference = conversation.expected
+    source = reference or tuple(c for t in conversation.turns for c in t.expected or ())
+    fmt = next(
+        (s.extraction_format for s in steps if s.extraction_format not in (None, "none")), None
+    )
+    return CaseResult(
+        case_id=conversation.id,
+        status=verdict.status,
+        score=verdict.score,
+        rubric=rubric or conversation.rubric or verdict.rubric,
+        expected=reference,
+        actual=record.calls,
+        primary_tools=tuple(dict.fromkeys(c.name for c in source)),
+        category=conversation.category,
+        difficulty=conversation.difficulty,
+        tags=conversation.tags,
+        prompt=conversation.prompt_json(),
+        extraction_format=fmt,
+        extraction_errors=tuple(e for s in steps for e in s.extraction_errors),
+        raw_response=None,
+        latency_ms=latency_ms,
+        error=error,
+        repeat=repeat,
+        conversation=record,
+    )

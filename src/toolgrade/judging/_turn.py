@@ -1,0 +1,241 @@
+"""Judging one turn of a conversation: its calls, its reply, its step limit.
+
+A turn that states calls is judged like a single case (`toolgrade.judging._judge.judge`) with
+the tools offered in that turn; its calls are those of all its steps, in order. A
+turn fails on a failed request, on reaching its step limit, or on what it stated;
+its cause is the first that applies of: `timeout`/`error`, `parse_error`,
+`uncovered_call` (a failing call no scripted rule covers), `forbidden_call`,
+`step_limit`, the judge's status (`extra_calls` read as `unexpected_call`), and
+`reply_mismatch`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import get_args
+
+from toolgrade._core.json_data import JsonValue
+from toolgrade._core.transcript import Exchange, FailureCause, TurnPair, TurnResult
+from toolgrade._core.vocab import ToolCall
+from toolgrade.environments import TurnRun
+from toolgrade.extract import Extraction, ExtractionProblem, ExtractionProblemReason
+from toolgrade.judging._judge import judge
+from toolgrade.judging._trajectory import describe_call
+from toolgrade.match import MatchOptions, compare_values
+from toolgrade.results import CaseResult, Status
+from toolgrade.suite import Case, Conversation, Suite, SuiteDefaults, Turn
+
+__all__ = ["judge_turn", "reply_problem"]
+
+_REASONS = frozenset(get_args(ExtractionProblemReason))
+
+
+def judge_turn(
+    suite: Suite,
+    conversation: Conversation,
+    run: TurnRun,
+    *,
+    forbidden: bool = False,
+    profile: str = "default",
+) -> TurnResult:
+    """Judge one turn as it ran.
+
+    Args:
+        suite: the suite (tools, defaults).
+        conversation: the conversation the turn belongs to.
+        run: the turn as it ran.
+        forbidden: a deciding forbidden call was made in this turn (the turn's cause
+            when it fails for another reason than a failed request or a malformed call).
+        profile: the matching profile for the turn's calls.
+
+    Returns:
+        The turn's result: passed or not, its cause and message, and the pairing.
+    """
+    turn = conversation.turns[run.index]
+    calls = tuple(c for s in run.steps for c in s.calls)
+    judged = _judge_calls(suite, conversation, run, calls, profile) if turn.states_calls else None
+    problem = reply_problem(turn, run.reply, suite.defaults) if turn.reply is not None else None
+    cause, message = _cause(run, calls, judged, problem, forbidden=forbidden)
+    pairs = () if judged is None else judged.pairs
+    return TurnResult(
+        index=run.index,
+        user=run.user,
+        steps=run.steps,
+        reply=run.reply,
+        passed=cause is None,
+        checked=turn.states_anything,
+        cause=cause,
+        message=message,
+        expected=() if judged is None else judged.expected,
+        pairs=tuple(
+            TurnPair(
+                expected_index=p.expected_index,
+                actual_index=p.actual_index,
+                verdict=p.verdict,
+                details=p.details,
+            )
+            for p in pairs
+        ),
+        forced=run.forced,
+    )
+
+
+def _judge_calls(
+    suite: Suite,
+    conversation: Conversation,
+    run: TurnRun,
+    calls: tuple[ToolCall, ...],
+    profile: str,
+) -> CaseResult:
+    """The turn's calls judged against what it states, as a single case."""
+    turn = conversation.turns[run.index]
+    case = Case.model_construct(
+        id=conversation.id,
+        prompt=turn.user,
+        expected=turn.expected or (),
+        alternatives=turn.alternatives,
+        order=turn.order,
+        category=conversation.category,
+        difficulty=conversation.difficulty,
+        tags=conversation.tags,
+    )
+    errors = tuple(e for s in run.steps for e in s.extraction_errors)
+    actual: Extraction | tuple[ToolCall, ...] = calls
+    if errors:
+        fmt = next((s.extraction_format for s in run.steps if s.extraction_format), None)
+        actual = Extraction(
+            calls=calls,
+            format=fmt or "none",
+            errors=tuple(_problem(e) for e in errors),
+        )
+    return judge(
+        case,
+        actual,
+        tools=suite.tools_for_turn(conversation, run.index),
+        rubric="partial",
+        profile=profile,
+        defaults=suite.defaults,
+    )
+
+
+def _problem(text: str) -> ExtractionProblem:
+    """A step's extraction error (`reason: message`, as results keep it) read back."""
+    reason, _, message = text.partition(": ")
+    if reason in _REASONS and message:
+        return ExtractionProblem(reason=reason, message=message)
+    return ExtractionProblem(reason="parse_error", message=text)
+
+
+def reply_problem(turn: Turn, text: str | None, defaults: SuiteDefaults | None) -> str | None:
+    """Why a turn's final text does not meet its `reply`, or None when it does.
+
+    A string must equal the text up to surrounding whitespace; anything else is an
+    expected value compared with the text (`{"$contains": "3 files"}`).
+
+    Raises:
+        MatcherError: the turn's `reply` is a malformed matcher.
+
+    Examples:
+        >>> turn = Turn(user="How many?", reply={"$contains": "3 files"})
+        >>> reply_problem(turn, "There are 3 FILES.", None) is None
+        True
+        >>> print(reply_problem(turn, "Two.", None))
+        the reply "Two." does not contain '3 files' (any case)
+    """
+    expected = turn.reply
+    if text is None:
+        return "the turn ended without a reply"
+    if isinstance(expected, str):
+        if expected.strip() == text.strip():
+            return None
+        return f"the reply {_quoted(text)} is not {_quoted(expected)}"
+    trim = defaults.trim_strings if defaults else True
+    options = MatchOptions(semantic=True, matchers=True, trim=trim)
+    found = compare_values(expected, text, options=options)
+    if not found:
+        return None
+    first = found[0]
+    why = first.message or f"is not {_quoted(expected)}"
+    return f"the reply {_quoted(text)} {why}"
+
+
+def _quoted(value: JsonValue) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:76] + '..."'
+
+
+def _cause(
+    run: TurnRun,
+    calls: tuple[ToolCall, ...],
+    judged: CaseResult | None,
+    reply: str | None,
+    *,
+    forbidden: bool,
+) -> tuple[FailureCause | None, str | None]:
+    """The turn's failure cause and message, in the documented order; None: it held."""
+    if run.error is not None:
+        return ("timeout" if run.timeout else "error"), run.error
+    calls_failed = judged is not None and judged.status != Status.CORRECT
+    if not (calls_failed or run.step_limit or reply is not None):
+        return None, None
+    if judged is not None and judged.status == Status.PARSE_ERROR:
+        return "parse_error", _calls_message(judged, calls)
+    uncovered = _uncovered(run, calls, judged) if calls_failed and judged is not None else None
+    if uncovered is not None:
+        note = f" ({uncovered.note})" if uncovered.note else ""
+        what = f"call {describe_call(uncovered.call)} is covered by no rule"
+        return "uncovered_call", what + note
+    if forbidden:
+        return "forbidden_call", "a forbidden call was made in this turn"
+    if run.step_limit:
+        n = len(run.steps)
+        return "step_limit", f"{n} step{'s' if n != 1 else ''}, the limit, and still calling tools"
+    if calls_failed and judged is not None:
+        status = judged.status
+        cause: FailureCause = (
+            "unexpected_call" if status == Status.EXTRA_CALLS else status.value  # type: ignore[assignment]
+        )
+        return cause, _calls_message(judged, calls)
+    return "reply_mismatch", reply
+
+
+def _uncovered(run: TurnRun, calls: tuple[ToolCall, ...], judged: CaseResult) -> Exchange | None:
+    """The first failing call of the turn that no scripted rule covered, if any."""
+    exchanges = [x for s in run.steps for x in s.exchanges]
+    failing = sorted(
+        p.actual_index
+        for p in judged.pairs
+        if p.verdict != "correct" and p.actual_index is not None
+    )
+    if len(exchanges) == len(calls):
+        return next((exchanges[j] for j in failing if exchanges[j].outcome == "uncovered"), None)
+    wrong = [calls[j] for j in failing]
+    return next((x for x in exchanges if x.outcome == "uncovered" and x.call in wrong), None)
+
+
+def _calls_message(judged: CaseResult, calls: tuple[ToolCall, ...]) -> str:
+    """What was wrong with the turn's calls, in one line."""
+    status = judged.status
+    expected = judged.expected
+    if status == Status.PARSE_ERROR:
+        problems = judged.extraction_errors
+        return "malformed call" + (f": {problems[0]}" if problems else "")
+    if status == Status.UNEXPECTED_CALL:
+        return f"no call expected, got {describe_call(calls[0])}"
+    if status == Status.EXTRA_CALLS:
+        extra = next(p.actual_index for p in judged.pairs if p.verdict == "extra")
+        return f"extra call {describe_call(calls[extra or 0])}"
+    if status == Status.MISSED_CALL:
+        missed = [p.expected_index for p in judged.pairs if p.verdict == "missed"]
+        names = ", ".join(expected[i].name for i in missed if i is not None)
+        return f"{names or 'an expected call'} not called"
+    if status == Status.WRONG_TOOL:
+        pair = next(p for p in judged.pairs if p.verdict == "wrong_tool")
+        want = expected[pair.expected_index].name if pair.expected_index is not None else "?"
+        got = calls[pair.actual_index].name if pair.actual_index is not None else "?"
+        return f"expected {want}, got {got}"
+    details = judged.details
+    name = expected[details[0].call].name if details and details[0].call is not None else ""
+    first = details[0].describe() if details else "arguments differ"
+    more = f" (and {len(details) - 1} more)" if len(details) > 1 else ""
+    return f"{name}: {first}{more}" if name else first + more

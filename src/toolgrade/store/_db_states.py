@@ -65,5 +65,5 @@ def read_states(
             chunk,
         ).fetchall()
         for digest, text in rows:
-            table.add(str(digest), str(text), where="table states")
+            table.add(str(digest), str(text))
     return table

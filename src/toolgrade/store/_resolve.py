@@ -67,7 +67,12 @@ def _from_folder(ref: str) -> RunResult:
     try:
         return load_run_folder(ref)
     except StoreError as exc:
-        raise BaselineError(f"cannot load run folder: {exc.message}", path=exc.path) from None
+        raise BaselineError(
+            f"cannot load run folder: {exc.message}",
+            path=exc.path,
+            location=exc.location,
+            case_id=exc.case_id,
+        ) from None
 
 
 def load_run_file(path: Path) -> RunResult:

@@ -3,8 +3,9 @@
 Each run is stored as its header (settings, as JSON) plus one row per case result
 (with the whole `CaseResult` as JSON, and the columns worth querying next to it); the
 large environment states of conversations are stored once, by hash, for the whole
-history (`_db_states.py`). A stored run comes back exactly as it was saved. Tags name runs: a tag points to one run,
-and tagging another run with it moves it (like a moving `baseline` label).
+history (`_db_states.py`). A stored run comes back exactly as it was saved. Tags name
+runs: a tag points to one run, and tagging another run with it moves it (like a moving
+`baseline` label).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from states_runs import BIG, big_run, big_suite, ids, same, script
 
 from runner.convscript import HANG, ScriptedModel, conversation, suite
 from toolgrade.results import RunResult
-from toolgrade.runner import RunOptions, aresume_run, arun_suite
+from toolgrade.runner import RunOptions, aresume_run, arun_suite, rescore_run
 from toolgrade.store import (
     db_path,
     delete_run,
@@ -126,6 +126,14 @@ def test_runs_import_of_a_folder_stores_its_states_in_the_history() -> None:
     assert imported.results == run.results
     assert len(_table("states")) == 2
     assert _json(get_run(run.run_id)) == _json(run)
+
+
+def test_a_stored_run_rescores_to_the_same_verdicts_and_states() -> None:
+    run = big_run(3)
+    save_run(run)
+    for stored in (get_run(run.run_id), load_run_folder(run.run_id)):
+        again = rescore_run(stored, big_suite(3))
+        assert [same(r) for r in again.results] == [same(r) for r in run.results]
 
 
 def test_small_states_stay_in_the_record_and_no_states_file_is_written() -> None:

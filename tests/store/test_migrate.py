@@ -22,7 +22,7 @@ def db() -> sqlite3.Connection:
 
 def test_migrate_fresh_database_applies_every_migration_in_order(db) -> None:
     applied = migrate(db)
-    assert applied == ["m001_initial", "m002_tags"]
+    assert applied == ["m001_initial", "m002_tags", "m003_states"]
     assert applied == [fn.__name__ for fn in MIGRATIONS]
     assert applied_migrations(db) == applied
 
@@ -41,7 +41,14 @@ def test_migrate_names_are_numbered_and_unique() -> None:
 def test_migrate_schema_columns(db) -> None:
     migrate(db)
     tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    assert tables == {"_toolgrade_migrations", "runs", "case_results", "run_tags"}
+    assert tables == {
+        "_toolgrade_migrations",
+        "runs",
+        "case_results",
+        "run_tags",
+        "states",
+        "run_states",
+    }
     assert _columns(db, "runs") == {
         "run_id": "TEXT",
         "suite_name": "TEXT",
@@ -73,6 +80,8 @@ def test_migrate_schema_columns(db) -> None:
         "result_json": "TEXT",
     }
     assert _columns(db, "run_tags") == {"tag": "TEXT", "run_id": "TEXT", "tagged_at": "TEXT"}
+    assert _columns(db, "states") == {"hash": "TEXT", "state_json": "TEXT"}
+    assert _columns(db, "run_states") == {"run_id": "TEXT", "hash": "TEXT"}
 
 
 def test_migrate_partial_database_applies_only_missing(db) -> None:
@@ -80,7 +89,7 @@ def test_migrate_partial_database_applies_only_missing(db) -> None:
     with transaction(db):
         MIGRATIONS[0](db)
         db.execute("INSERT INTO _toolgrade_migrations VALUES ('m001_initial', 'x')")
-    assert migrate(db) == ["m002_tags"]
+    assert migrate(db) == ["m002_tags", "m003_states"]
 
 
 def test_transaction_failure_rolls_back_ddl(db) -> None:

@@ -8,9 +8,9 @@ failure with its cause, and the environment's state at the start and the end.
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
 from toolgrade._core.json_data import JsonValue
 from toolgrade._core.vocab import Mismatch, PairKind, ToolCall
@@ -215,12 +215,29 @@ class ConversationRecord(BaseModel):
     """The environment's state at the start."""
     final_state: JsonValue = None
     """The environment's state at the end."""
+    initial_state_hash: str | None = None
+    """Stored records only: the hash the run stores `initial_state` under, written in
+    the JSON instead of that state (see `toolgrade.store`); loading a run puts the
+    state back and this back to None."""
+    final_state_hash: str | None = None
+    """Stored records only: the same for `final_state`."""
     precision: float | None = None
     """Share of the model's calls that the reference makes (None: no reference)."""
     recall: float | None = None
     """Share of the reference's calls the model made."""
     f1: float | None = None
     """Their harmonic mean."""
+
+    @model_serializer(mode="wrap")
+    def _without_state_hashes(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict):
+            for key in ("initial_state", "final_state"):
+                if data.get(f"{key}_hash") is None:
+                    data.pop(f"{key}_hash", None)
+                elif data.get(key) is None:
+                    data.pop(key, None)  # the hash stands for it
+        return data
 
     @property
     def calls(self) -> tuple[ToolCall, ...]:

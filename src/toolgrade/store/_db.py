@@ -1,9 +1,11 @@
 """The run history: every finished run in `toolgrade.db` (stdlib sqlite3, WAL).
 
 Each run is stored as its header (settings, as JSON) plus one row per case result
-(with the whole `CaseResult` as JSON, and the columns worth querying next to it), so a
-stored run comes back exactly as it was saved. Tags name runs: a tag points to one run,
-and tagging another run with it moves it (like a moving `baseline` label).
+(with the whole `CaseResult` as JSON, and the columns worth querying next to it); the
+large environment states of conversations are stored once, by hash, for the whole
+history (`_db_states.py`). A stored run comes back exactly as it was saved. Tags name
+runs: a tag points to one run, and tagging another run with it moves it (like a moving
+`baseline` label).
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ from pydantic import TypeAdapter
 
 from toolgrade.errors import BaselineError, StoreError, describe_os_error
 from toolgrade.results import CaseResult, RunResult
+from toolgrade.store._db_states import drop_unnamed_states, read_states
 from toolgrade.store._migrations import MIGRATIONS, applied_names, migrate, transaction
 from toolgrade.store._paths import data_dir
+from toolgrade.store._states import state_hashes
 
 __all__ = [
     "UPSERT_TAG",
@@ -235,8 +239,19 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def load_stored(conn: sqlite3.Connection, run_id: str) -> RunResult:
-    """Rebuild a stored run (header, results in saved order, current tags)."""
+def load_stored(conn: sqlite3.Connection, run_id: str, *, path: Path | None = None) -> RunResult:
+    """Rebuild a stored run (header, results in saved order with their states, current tags).
+
+    Args:
+        conn: the history.
+        run_id: the run.
+        path: the database file (for errors).
+
+    Raises:
+        BaselineError: no such run.
+        StoreError: the run is corrupt, or a result names a state the history lacks or
+            that was changed (the error names the case).
+    """
     row = conn.execute("SELECT header_json FROM runs WHERE run_id = ?", (run_id,)).fetchone()
     if row is None:
         raise BaselineError(f"no stored run {run_id!r}")
@@ -250,6 +265,10 @@ def load_stored(conn: sqlite3.Connection, run_id: str) -> RunResult:
             results = _RESULTS.validate_json("[" + ",".join(r[0] for r in rows) + "]")
     except ValueError as exc:
         raise StoreError(f"stored run {run_id} is corrupt: {exc}") from None
+    hashes = [h for r in results for h in state_hashes(r)]
+    if hashes:
+        where = str(path) if path is not None else None
+        results = read_states(conn, run_id, hashes, path=where).restore_all(results)
     return header.model_copy(update={"results": results, "tags": tags_of(conn, run_id)})
 
 
@@ -261,7 +280,7 @@ def get_run(ref: str, *, db: Path | None = None) -> RunResult:
         StoreError: the database is missing or unusable.
     """
     with open_db(db, readonly=True) as conn:
-        return load_stored(conn, _require_id(conn, ref))
+        return load_stored(conn, _require_id(conn, ref), path=db or db_path())
 
 
 def tag_run(ref: str, tags: Sequence[str], *, db: Path | None = None) -> str:
@@ -312,7 +331,7 @@ def untag(tags: Sequence[str], *, ref: str | None = None, db: Path | None = None
 
 
 def delete_run(ref: str, *, db: Path | None = None) -> str:
-    """Delete a stored run, its results and its tags; return its id.
+    """Delete a stored run, its results, its tags and the states only it names; return its id.
 
     Raises:
         BaselineError: the run is not found.
@@ -321,4 +340,5 @@ def delete_run(ref: str, *, db: Path | None = None) -> str:
         run_id = _require_id(conn, ref)
         with transaction(conn):
             conn.execute("DELETE FROM runs WHERE run_id = ?", (run_id,))
+            drop_unnamed_states(conn)
         return run_id

@@ -1,8 +1,13 @@
-"""Run folders: `runs/<run_id>/` with `run.json`, `results.jsonl` and `log.jsonl`.
+"""Run folders: `runs/<run_id>/` with `run.json`, `results.jsonl`, `states.jsonl`, `log.jsonl`.
 
 `results.jsonl` is appended and flushed one case at a time, so a run killed at any
 moment keeps everything that finished. A torn last line (the process died mid-write)
 is detected on reading and dropped, so that its case runs again on resume.
+
+A conversation's large environment states are stored once each, by hash, in
+`states.jsonl` (see `_states.py`): a result's new states are appended and flushed
+before its line, so that every line of `results.jsonl` finds its states. Reading puts
+them back into the records.
 
 One process writes to a run folder at a time: the first write (creating the folder,
 appending, repairing a torn line on resume) takes its `run.lock` (see `_lock.py`), and
@@ -15,7 +20,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Literal
@@ -26,9 +31,12 @@ from toolgrade._core.files import atomic_write_text, read_bytes
 from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.errors import StoreError, describe_os_error
 from toolgrade.results import CaseResult, RunResult
+from toolgrade.store._lines import drop_handle, read_lines, repair_tail
 from toolgrade.store._lock import LOCK_NAME, FolderLock, LockOwner
 from toolgrade.store._manifest import RunManifest, resume_command, sort_results
 from toolgrade.store._paths import runs_dir
+from toolgrade.store._state_file import StateFile
+from toolgrade.store._states import STATES_NAME, state_hashes, stored_form
 
 __all__ = [
     "LOCK_NAME",
@@ -64,6 +72,7 @@ class RunFolder:
         self.path = path
         self._results: IO[str] | None = None
         self._log: IO[str] | None = None
+        self._states = StateFile(path / STATES_NAME)
         self._trace_id = path.name
         self._lock = FolderLock(path)
         self._broken: StoreError | None = None
@@ -77,6 +86,11 @@ class RunFolder:
     def results_path(self) -> Path:
         """`results.jsonl`."""
         return self.path / RESULTS_NAME
+
+    @property
+    def states_path(self) -> Path:
+        """`states.jsonl`."""
+        return self.path / STATES_NAME
 
     @property
     def log_path(self) -> Path:
@@ -197,78 +211,70 @@ class RunFolder:
         # works at once, even from this process.
         self._broken = error
         for handle in (self._results, self._log):
-            _drop(handle)
+            drop_handle(handle)
         self._results = self._log = None
+        self._states.drop()
         self._lock.release()
         return error
 
-    def read_results(self, *, repair: bool = False) -> list[CaseResult]:
-        """Read every complete line of `results.jsonl`, in file order.
+    def read_results(self, *, repair: bool = False, states: bool = True) -> list[CaseResult]:
+        """Read every complete line of `results.jsonl`, in file order, states put back.
 
         A last line that is incomplete or invalid is a torn write: it is dropped (and,
-        with `repair`, cut from the file so that appending continues cleanly).
+        with `repair`, cut from the file so that appending continues cleanly); the same
+        holds for `states.jsonl`. With `states=False`, the results keep the hashes of
+        their large states (as stored) and `states.jsonl` is not read.
 
         Raises:
-            StoreError: a line other than the last is corrupt (the message gives it).
+            StoreError: a line other than the last is corrupt (the message gives it), or
+                a result names a state that `states.jsonl` lacks or that was changed
+                (the message names the case).
             RunLockedError: with `repair`, another process writes to this run.
         """
         if repair:
             self.lock()  # repairing is writing: not while another process appends
-        if not self.results_path.exists():
-            return []
-        data = read_bytes(self.results_path, error=StoreError)
-        lines = data.split(b"\n")
-        if lines and not lines[-1].strip():
-            lines.pop()  # the file ends with a newline (or blank space)
-        results: list[CaseResult] = []
-        start = 0
-        for number, line in enumerate(lines, start=1):
-            result = _parse_line(line) if line.strip() else None
-            if result is not None:
-                results.append(result)
-            elif line.strip() and number == len(lines):
-                self._drop_tail(start, repair=repair)
-                return results
-            elif line.strip():
-                raise StoreError(
-                    "corrupt result line", path=str(self.results_path), location=f"line {number}"
-                )
-            start += len(line) + 1
-        if repair and data and not data.endswith(b"\n"):
-            self._append_raw("\n")  # a complete last line whose newline was not written
-        return results
-
-    def _drop_tail(self, keep: int, *, repair: bool) -> None:
-        logger.warning("%s: torn last line dropped; its case will run again", self.results_path)
+        lines = read_lines(self.results_path, _parse_line, what="result line")
+        if lines.torn_at is not None:
+            logger.warning("%s: torn last line dropped; its case will run again", self.results_path)
         if repair:
             try:
-                with self.results_path.open("r+b") as handle:
-                    handle.truncate(keep)
+                repair_tail(self.results_path, lines)
             except OSError as exc:
                 raise self._write_error(exc, self.results_path, started=True) from exc
-
-    def _append_raw(self, text: str) -> None:
+        results = [result for _, result in lines.items]
+        if not repair and not (states and any(state_hashes(r) for r in results)):
+            return results
         try:
-            with self.results_path.open("a", encoding="utf-8") as handle:
-                handle.write(text)
+            table = self._states.read(repair=repair)
         except OSError as exc:
-            raise self._write_error(exc, self.results_path, started=True) from exc
+            raise self._write_error(exc, self.states_path, started=True) from exc
+        return list(table.restore_all(results)) if states else results
 
     def append_result(self, result: CaseResult) -> None:
         """Append one result line and flush it to the operating system.
+
+        The large states it names that `states.jsonl` does not hold yet are appended
+        and flushed there first.
 
         Raises:
             RunLockedError: another process writes to this run.
             StoreError: the line cannot be written (the message says how to resume).
         """
         self.lock()
+        found: dict[str, str] = {}
+        line = stored_form(result, found).model_dump_json() + "\n"
+        if found:
+            try:
+                self._states.append(found)  # first: a result line always finds its states
+            except OSError as exc:
+                raise self._write_error(exc, self.states_path, started=True) from exc
         try:
             if self._results is None:
                 self._results = self.results_path.open("a", encoding="utf-8")
-            self._results.write(result.model_dump_json() + "\n")
+            self._results.write(line)
             self._results.flush()
         except OSError as exc:
-            _drop(self._results)
+            drop_handle(self._results)
             self._results = None
             raise self._write_error(exc, self.results_path, started=True) from exc
 
@@ -296,7 +302,7 @@ class RunFolder:
             if level != "debug":  # a case start is always followed by its result, flushed then
                 self._log.flush()
         except OSError as exc:
-            _drop(self._log)
+            drop_handle(self._log)
             self._log = None
             raise self._write_error(exc, self.log_path, started=True) from exc
         # Mirrored at debug level only: the file keeps the real level, and a library
@@ -318,6 +324,10 @@ class RunFolder:
                         handle.close()
                     except OSError as exc:
                         raise self._write_error(exc, path, started=True) from exc
+            try:
+                self._states.close()
+            except OSError as exc:
+                raise self._write_error(exc, self.states_path, started=True) from exc
         finally:
             self._lock.release()
 
@@ -343,16 +353,6 @@ def lock_run_folder(ref: str | Path) -> Iterator[RunFolder]:
         yield folder
     finally:
         folder.close()
-
-
-def _drop(handle: IO[str] | None) -> None:
-    """Close a handle whose write failed, dropping what it could not write.
-
-    Otherwise the garbage collector would try the write again and print the error.
-    """
-    if handle is not None:
-        with suppress(OSError):  # the same failure again: the unwritten bytes are dropped
-            handle.close()
 
 
 def _parse_line(line: bytes) -> CaseResult | None:

@@ -192,7 +192,8 @@ def _folder_summary(folder: RunFolder) -> RunSummary | None:
     run: RunResult = manifest.run
     if run.status == "complete" and not (folder.path / NOT_SAVED_NAME).is_file():
         return None
-    results: tuple[CaseResult, ...] = sort_results(folder.read_results(), manifest.case_ids)
+    stored = folder.read_results(states=False)  # statuses only: the states are not needed
+    results: tuple[CaseResult, ...] = sort_results(stored, manifest.case_ids)
     scored = [r for r in results if r.status.scored]
     passed = sum(r.status is Status.CORRECT for r in scored)
     return RunSummary(

@@ -98,6 +98,34 @@ def m002_tags(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX idx_run_tags_run ON run_tags(run_id)")
 
 
+@migration
+def m003_states(db: sqlite3.Connection) -> None:
+    """Environment states stored once, by hash, and which runs name each.
+
+    A stored conversation record names its large states by hash (see `_states.py`);
+    `states` holds each once for the whole history, `run_states` the hashes of each
+    run, so that deleting a run deletes the states no other run names.
+    """
+    db.execute(
+        """
+        CREATE TABLE states (
+            hash TEXT PRIMARY KEY,
+            state_json TEXT NOT NULL
+        )
+        """
+    )
+    db.execute(
+        """
+        CREATE TABLE run_states (
+            run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+            hash TEXT NOT NULL REFERENCES states(hash),
+            PRIMARY KEY (run_id, hash)
+        )
+        """
+    )
+    db.execute("CREATE INDEX idx_run_states_hash ON run_states(hash)")
+
+
 @contextmanager
 def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     """An explicit write transaction: DDL included (sqlite3 does not open one for DDL).

@@ -20,10 +20,12 @@ from toolgrade._core.files import atomic_write_text
 from toolgrade.errors import RunLockedError, SaveError, StoreError
 from toolgrade.results import CaseResult, RunResult, Status
 from toolgrade.store._db import UPSERT_TAG, DatabaseBusy, db_path, open_db
+from toolgrade.store._db_states import write_states
 from toolgrade.store._folder import MANIFEST_NAME, RunFolder, load_run_folder
 from toolgrade.store._manifest import resume_command
 from toolgrade.store._migrations import transaction
 from toolgrade.store._paths import runs_dir
+from toolgrade.store._states import stored_form
 
 __all__ = ["NOT_SAVED_NAME", "SAVE_WAIT", "import_command", "import_run", "save_run"]
 
@@ -132,6 +134,8 @@ def _case_row(run_id: str, position: int, r: CaseResult) -> tuple[object, ...]:
 
 
 def _write(run: RunResult, db: Path | None, *, timeout: float) -> None:
+    found: dict[str, str] = {}  # the states the results name by hash
+    rows = [_case_row(run.run_id, i, stored_form(r, found)) for i, r in enumerate(run.results)]
     scored = [r for r in run.results if r.status.scored]
     passed = sum(r.status is Status.CORRECT for r in scored)
     now = datetime.now(UTC).isoformat()
@@ -156,10 +160,8 @@ def _write(run: RunResult, db: Path | None, *, timeout: float) -> None:
     with open_db(db, timeout=timeout) as conn, transaction(conn):
         conn.execute(_UPSERT_RUN, header)
         conn.execute("DELETE FROM case_results WHERE run_id = ?", (run.run_id,))
-        conn.executemany(
-            "INSERT INTO case_results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (_case_row(run.run_id, i, r) for i, r in enumerate(run.results)),
-        )
+        write_states(conn, run.run_id, found)
+        conn.executemany("INSERT INTO case_results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         conn.executemany(UPSERT_TAG, ((tag, run.run_id, now) for tag in run.tags))
 
 

@@ -37,6 +37,7 @@ import enum
 import gzip
 import hashlib
 import json
+import math
 import os
 import sys
 from collections.abc import Callable, Iterator, Mapping
@@ -146,7 +147,8 @@ def _holds_models(value: Any, dumped: Any) -> bool:
 
 def _rounded(value: Any) -> Any:
     if isinstance(value, float):
-        return round(value, DIGITS)
+        # NaN and infinities are stored as null (pydantic's JSON), whatever a dump held.
+        return round(value, DIGITS) if math.isfinite(value) else None
     if isinstance(value, list):
         return [_rounded(v) for v in value]
     if isinstance(value, dict):

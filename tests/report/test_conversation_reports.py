@@ -34,7 +34,8 @@ from toolgrade._core.transcript import (
 from toolgrade._core.vocab import Mismatch, ToolCall
 from toolgrade.metrics import ConversationMetrics
 from toolgrade.report import report_schema
-from toolgrade.report._conversation_view import state_diff, transcript_text
+from toolgrade.report._sections import ConversationView, state_diff
+from toolgrade.report._transcript import transcript_text
 
 SCRIPT = "<script>document.title='PWNED'</script>"
 IMG = "<img src=x onerror=\"document.body.dataset.pwned='1'\">"
@@ -586,6 +587,6 @@ def test_state_diff_whole_value_and_limit() -> None:
 def test_transcript_text_marks_unreached_turns_and_first_failure() -> None:
     record = RUN.results[1].conversation
     assert record is not None
-    text = transcript_text(record)
+    text = transcript_text(ConversationView.of(record))
     assert text.splitlines()[0].startswith("mode: on-policy · turns passed: 0/3")
     assert "(2 turns not reached)" in text

@@ -201,3 +201,19 @@ def test_pass_hat_k_repeat_order_not_result_order() -> None:
     # The first k tries are by repeat index, whatever order the results come in.
     p = pass_hat_k([("a", 2, False), ("a", 0, True), ("a", 1, True)], 2)
     assert p is not None and p.all_passed == 1.0
+
+
+def test_conversations_section_counts_only_conversations_run_counts_all(make_run) -> None:
+    results = [
+        _talk("a", "P"),
+        _talk("b", "F", cause="wrong_args"),
+        _talk("c", "P", status="timeout"),
+        {"case_id": "s1", "status": "correct"},
+        {"case_id": "s2", "status": "missed_call"},
+    ]
+    m = compute_metrics(make_run(results))
+    assert (m.total, m.scored, m.passed, m.timeouts) == (5, 4, 2, 1)
+    c = m.conversations
+    assert c is not None
+    assert (c.total, c.scored, c.timeouts, c.errors) == (3, 2, 1, 0)
+    assert (c.accuracy.passed, c.accuracy.n) == (1, 2)

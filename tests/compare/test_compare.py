@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import logging
+from typing import get_args
 
 import pytest
 
-from toolgrade.compare import compare_many, compare_runs, verdict_for
+import toolgrade.compare
+from toolgrade.compare import Change, compare_many, compare_runs, verdict_for
 from toolgrade.errors import BaselineError
 from toolgrade.stats import mcnemar_exact
 
@@ -87,6 +89,11 @@ def test_compare_threshold_and_alpha_respected(make_run) -> None:
 )
 def test_verdict_rule_table(delta: float, p: float, expected: str) -> None:
     assert verdict_for(delta, p, threshold=2.0, alpha=0.05) == expected
+
+
+def test_verdict_values_are_the_change_literal_and_no_second_verdict_type() -> None:
+    assert get_args(Change) == ("regression", "improvement", "within acceptable variance")
+    assert not hasattr(toolgrade.compare, "Verdict")
 
 
 def test_compare_unscored_cases_are_not_paired(make_run) -> None:

@@ -1,4 +1,4 @@
-"""Run metrics of conversations over hand-built conversation results."""
+"""The conversations section of `compute_metrics` over hand-built conversation results."""
 
 from __future__ import annotations
 
@@ -6,9 +6,8 @@ import json
 
 import pytest
 
-from toolgrade._conversation_metrics import conversation_metrics, pass_hat_k
 from toolgrade._core.transcript import FAILURE_CAUSES
-from toolgrade.metrics import compute_metrics
+from toolgrade.metrics import ConversationMetrics, compute_metrics, pass_hat_k
 from toolgrade.results import CaseResult, ConversationRecord
 
 CALL = {"name": "read_file", "arguments": {"path": "a.md"}}
@@ -67,6 +66,11 @@ def _talk(
     )
 
 
+def _section(make_run, results: list[CaseResult]) -> ConversationMetrics | None:
+    """The conversations section of a run of `results` (repeats from their indexes)."""
+    return compute_metrics(make_run(results)).conversations
+
+
 def test_conversation_metrics_single_case_run_has_none(make_run) -> None:
     run = make_run([{"case_id": "c1", "status": "correct"}])
     m = compute_metrics(run)
@@ -104,7 +108,7 @@ def test_conversation_metrics_failure_causes_in_fixed_order_with_zeros(make_run)
         _talk("d", "", total=2, cause="error", status="error"),
         _talk("e", "P"),
     ]
-    m = conversation_metrics(make_run(results).results)
+    m = _section(make_run, results)
     assert m is not None
     assert tuple(m.failure_causes) == FAILURE_CAUSES
     assert m.failure_causes["forbidden_call"] == 2
@@ -125,7 +129,7 @@ def test_conversation_metrics_trajectory_prf_is_micro_over_calls(make_run) -> No
         # No reference: left out of the pool.
         _talk("d", "PPPPPP"),
     ]
-    m = conversation_metrics(results)
+    m = _section(make_run, results)
     assert m is not None
     assert m.with_reference == 3
     assert m.precision == pytest.approx(3 / 6)
@@ -133,15 +137,15 @@ def test_conversation_metrics_trajectory_prf_is_micro_over_calls(make_run) -> No
     assert m.f1 == pytest.approx(2 * (3 / 6) * (3 / 7) / (3 / 6 + 3 / 7))
 
 
-def test_conversation_metrics_without_reference_has_no_prf() -> None:
-    m = conversation_metrics([_talk("a", "P")])
+def test_conversation_metrics_without_reference_has_no_prf(make_run) -> None:
+    m = _section(make_run, [_talk("a", "P")])
     assert m is not None
     assert (m.precision, m.recall, m.f1, m.with_reference) == (None, None, None, 0)
 
 
-def test_conversation_metrics_modes_listed_and_split() -> None:
+def test_conversation_metrics_modes_listed_and_split(make_run) -> None:
     results = [_talk("a", "P"), _talk("b", "F", mode="teacher_forced")]
-    m = conversation_metrics(results)
+    m = _section(make_run, results)
     assert m is not None
     assert m.modes == ("on_policy", "teacher_forced")
     assert {k: r.rate for k, r in m.by_mode.items()} == {"on_policy": 1.0, "teacher_forced": 0.0}
@@ -180,16 +184,16 @@ def test_pass_hat_k_unbiased_differs_from_all_passed_with_more_tries() -> None:
     assert p.unbiased == pytest.approx(1 / 4)  # C(3,3) / C(4,3)
 
 
-def test_pass_hat_k_leaves_out_conversations_with_too_few_scored_tries() -> None:
+def test_pass_hat_k_leaves_out_conversations_with_too_few_scored_tries(make_run) -> None:
     results = _tries({"a": "PPP", "b": "PP"})
-    m = conversation_metrics(results, repeats=3)
+    m = _section(make_run, results)
     assert m is not None and m.pass_hat_k is not None
     assert m.pass_hat_k.conversations == 1
     assert pass_hat_k([("b", 0, True)], 3) is None
 
 
-def test_pass_hat_k_absent_without_repeats() -> None:
-    m = conversation_metrics(_tries({"a": "P"}), repeats=1)
+def test_pass_hat_k_absent_without_repeats(make_run) -> None:
+    m = _section(make_run, _tries({"a": "P"}))
     assert m is not None and m.pass_hat_k is None
 
 
@@ -197,3 +201,19 @@ def test_pass_hat_k_repeat_order_not_result_order() -> None:
     # The first k tries are by repeat index, whatever order the results come in.
     p = pass_hat_k([("a", 2, False), ("a", 0, True), ("a", 1, True)], 2)
     assert p is not None and p.all_passed == 1.0
+
+
+def test_conversations_section_counts_only_conversations_run_counts_all(make_run) -> None:
+    results = [
+        _talk("a", "P"),
+        _talk("b", "F", cause="wrong_args"),
+        _talk("c", "P", status="timeout"),
+        {"case_id": "s1", "status": "correct"},
+        {"case_id": "s2", "status": "missed_call"},
+    ]
+    m = compute_metrics(make_run(results))
+    assert (m.total, m.scored, m.passed, m.timeouts) == (5, 4, 2, 1)
+    c = m.conversations
+    assert c is not None
+    assert (c.total, c.scored, c.timeouts, c.errors) == (3, 2, 1, 0)
+    assert (c.accuracy.passed, c.accuracy.n) == (1, 2)

@@ -34,7 +34,9 @@ from toolgrade._core.transcript import (
 from toolgrade._core.vocab import Mismatch, ToolCall
 from toolgrade.metrics import ConversationMetrics
 from toolgrade.report import report_schema
-from toolgrade.report._conversation_view import state_diff, transcript_text
+from toolgrade.report._sections import ConversationView, state_diff
+from toolgrade.report._transcript import transcript_text
+from toolgrade.report._view import build_input
 
 SCRIPT = "<script>document.title='PWNED'</script>"
 IMG = "<img src=x onerror=\"document.body.dataset.pwned='1'\">"
@@ -583,9 +585,34 @@ def test_state_diff_whole_value_and_limit() -> None:
     assert state_diff(STATE, STATE) == ()
 
 
+def test_case_view_has_conversation_sections_only_for_a_conversation() -> None:
+    data = build_input(RUN, metrics=None, comparison=None)
+    by_id = {c.result.case_id: c for c in data.cases}
+    assert by_id["TC-001"].conversation is None
+    injected = by_id["CONV-INJECTED"].conversation
+    assert injected is not None
+    assert (injected.mode, injected.turns_passed, injected.total_turns) == ("on-policy", 1, 2)
+    assert [(t.number, t.passed, t.first_failure) for t in injected.turns] == [
+        (1, True, False),
+        (2, False, True),
+    ]
+    assert injected.turns[1].verdict == 'failed: reply_mismatch — reply does not contain "1"'
+    assert [s.number for s in injected.turns[0].steps] == [1, 2, 3]
+    assert injected.first_failure == 'turn 2: reply_mismatch — reply does not contain "1"'
+    uncovered = by_id["CONV-UNCOVERED"].conversation
+    assert uncovered is not None and uncovered.unreached == 2
+    forbidden = by_id["CONV-FORBIDDEN"].conversation
+    assert forbidden is not None
+    assert [c.name for c in forbidden.checks] == ["turns", "forbidden", "max_calls"]
+    assert [(d.path, d.kind) for d in forbidden.diff] == [
+        ("/files/src~1main.py", "removed"),
+        ("/log/0", "added"),
+    ]
+
+
 def test_transcript_text_marks_unreached_turns_and_first_failure() -> None:
     record = RUN.results[1].conversation
     assert record is not None
-    text = transcript_text(record)
+    text = transcript_text(ConversationView.of(record))
     assert text.splitlines()[0].startswith("mode: on-policy · turns passed: 0/3")
     assert "(2 turns not reached)" in text

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from toolgrade._core.json_data import JsonValue
+from toolgrade.report._plain import json_text
 from toolgrade.report._raw import RawPart, clip_parts, group_calls, raw_parts, raw_text
-from toolgrade.report._view import json_text
 
 
 def _openai_call(name: str, arguments: str) -> dict[str, JsonValue]:

@@ -1,11 +1,24 @@
-"""Comparing runs: baseline vs candidate with a regression verdict, or several side by side."""
+"""Comparing runs: baseline vs candidate with a regression verdict, or several side by side.
 
-from toolgrade.compare._conversations import ConversationComparison, ModeGap, TurnDelta
+`compare_runs` compares two runs with or without conversations; the paired
+conversations' figures are a section of its one `Comparison`.
+"""
+
+from toolgrade.compare._comparison import (
+    Change,
+    Comparison,
+    ConversationComparison,
+    Delta,
+    Flip,
+    ModeGap,
+    TurnDelta,
+)
 from toolgrade.compare._many import MultiComparison, MultiEntry, MultiRow, compare_many
 from toolgrade.compare._outcomes import case_outcomes
-from toolgrade.compare._runs import Comparison, Delta, Flip, Verdict, compare_runs, verdict_for
+from toolgrade.compare._runs import compare_runs, verdict_for
 
 __all__ = [
+    "Change",
     "Comparison",
     "ConversationComparison",
     "Delta",
@@ -15,7 +28,6 @@ __all__ = [
     "MultiEntry",
     "MultiRow",
     "TurnDelta",
-    "Verdict",
     "case_outcomes",
     "compare_many",
     "compare_runs",

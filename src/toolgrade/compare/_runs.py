@@ -23,9 +23,17 @@ Verdict (threshold in percentage points, delta as a fraction):
 When the runs' suite hashes differ, a warning is logged and only shared case ids are
 compared (`suite_hash_differs` is set, `shared_cases` says how many).
 
-Conversations are cases like any other here; `Comparison.conversations` adds their own
-view (per-turn deltas, the on-policy / teacher-forced gap) from
-`toolgrade.compare._conversations`.
+Conversations are cases like any other here. The paired conversations also get their
+own section (`Comparison.conversations`), paired by the same rule over the conversation
+ids alone, with on top:
+
+- **per-turn deltas**: the accuracy of each turn position in each run, over every
+  scored try of the paired conversations (a turn never reached counts as failed);
+- **error compounding**: when the two runs differ only in mode (same model and suite,
+  one run `on_policy` and the other `teacher_forced`), the on-policy accuracy against
+  the teacher-forced accuracy over the paired conversations. Teacher forcing restarts
+  every turn from the reference, so the gap is how much an early mistake costs later
+  turns.
 """
 
 from __future__ import annotations
@@ -33,10 +41,17 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
-from toolgrade._core.json_data import JsonObject
-from toolgrade.compare._conversations import ConversationComparison, compare_conversations
+from toolgrade._core.transcript import ConversationMode, ConversationRecord
+from toolgrade.compare._comparison import (
+    Change,
+    Comparison,
+    ConversationComparison,
+    Delta,
+    Flip,
+    ModeGap,
+    TurnDelta,
+)
 from toolgrade.compare._outcomes import (
     Outcome,
     case_outcomes,
@@ -45,163 +60,16 @@ from toolgrade.compare._outcomes import (
     tool_keys,
 )
 from toolgrade.errors import BaselineError
-from toolgrade.metrics import Rate, rate_of
+from toolgrade.metrics import Rate, TurnAccuracy, modes_present, per_turn_accuracy, rate_of
 from toolgrade.results import RunResult
-from toolgrade.stats import Interval, mcnemar_exact, paired_difference_interval
+from toolgrade.stats import mcnemar_exact, paired_difference_interval
 
-__all__ = [
-    "Comparison",
-    "Delta",
-    "Flip",
-    "Verdict",
-    "compare_runs",
-    "verdict_for",
-]
+__all__ = ["compare_runs", "verdict_for"]
 
 logger = logging.getLogger("toolgrade.compare")
 
-Verdict = Literal["regression", "improvement", "within acceptable variance"]
 
-
-@dataclass(frozen=True, slots=True)
-class Flip:
-    """A case whose outcome changed between the runs."""
-
-    case_id: str
-    """The case."""
-    baseline: str
-    """Its status in the baseline."""
-    candidate: str
-    """Its status in the candidate."""
-
-    def to_dict(self) -> JsonObject:
-        """Return the flip as a JSON object."""
-        return {"case_id": self.case_id, "baseline": self.baseline, "candidate": self.candidate}
-
-
-@dataclass(frozen=True, slots=True)
-class Delta:
-    """The accuracy change of one group (category or tool) over the paired cases."""
-
-    key: str
-    """The group's name."""
-    baseline: Rate | None
-    """Baseline accuracy in the group (None: the group has no case in the baseline)."""
-    candidate: Rate | None
-    """Candidate accuracy in the group (None: no case in the candidate)."""
-    delta: float | None
-    """candidate - baseline as a fraction (None when one side is missing)."""
-
-    @property
-    def baseline_n(self) -> int:
-        """Paired cases the baseline counts in the group (0 when it has none)."""
-        return self.baseline.n if self.baseline else 0
-
-    @property
-    def candidate_n(self) -> int:
-        """Paired cases the candidate counts in the group.
-
-        It differs from `baseline_n` when the runs' suites file a case differently.
-        """
-        return self.candidate.n if self.candidate else 0
-
-    def to_dict(self) -> JsonObject:
-        """Return the row as a JSON object."""
-        return {
-            "key": self.key,
-            "baseline": self.baseline.to_dict() if self.baseline else None,
-            "candidate": self.candidate.to_dict() if self.candidate else None,
-            "delta": self.delta,
-            "baseline_n": self.baseline_n,
-            "candidate_n": self.candidate_n,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class Comparison:
-    """A candidate run against a baseline run, with a verdict."""
-
-    baseline_id: str
-    """Baseline run id."""
-    candidate_id: str
-    """Candidate run id."""
-    baseline_label: str
-    """How to name the baseline (its first tag, else its model)."""
-    candidate_label: str
-    """How to name the candidate."""
-    shared_cases: int
-    """Cases scored in both runs (the pairs)."""
-    suite_hash_differs: bool
-    """The runs used different suite contents."""
-    baseline_accuracy: Rate
-    """Baseline accuracy over the pairs."""
-    candidate_accuracy: Rate
-    """Candidate accuracy over the pairs."""
-    delta: float
-    """candidate - baseline accuracy, a fraction (0.02 = 2 points)."""
-    delta_interval: Interval
-    """Newcombe's paired 95% interval of the delta."""
-    fixed: tuple[Flip, ...]
-    """Cases failed in the baseline, correct in the candidate."""
-    broken: tuple[Flip, ...]
-    """Cases correct in the baseline, failed in the candidate."""
-    p_value: float
-    """McNemar's exact two-sided p-value over the pairs."""
-    verdict: Verdict
-    """`regression`, `improvement` or `within acceptable variance`."""
-    threshold: float
-    """The threshold, in percentage points."""
-    alpha: float
-    """The significance level."""
-    by_category: tuple[Delta, ...]
-    """Accuracy change per category."""
-    by_tool: tuple[Delta, ...]
-    """Accuracy change per tool of the cases' primary expectations (each case is filed
-    under the same tools in both runs, whichever alternative it matched)."""
-    baseline_suite_hash: str = ""
-    """The baseline's suite hash."""
-    candidate_suite_hash: str = ""
-    """The candidate's suite hash."""
-    conversations: ConversationComparison | None = None
-    """The paired conversations' own comparison (None when no paired case is a
-    conversation)."""
-
-    @property
-    def is_regression(self) -> bool:
-        """True when the verdict is `regression`."""
-        return self.verdict == "regression"
-
-    def to_dict(self) -> JsonObject:
-        """Return the comparison as a JSON object."""
-        data: JsonObject = {
-            "baseline_id": self.baseline_id,
-            "candidate_id": self.candidate_id,
-            "baseline_label": self.baseline_label,
-            "candidate_label": self.candidate_label,
-            "shared_cases": self.shared_cases,
-            "suite_hash_differs": self.suite_hash_differs,
-            "baseline_suite_hash": self.baseline_suite_hash,
-            "candidate_suite_hash": self.candidate_suite_hash,
-            "baseline_accuracy": self.baseline_accuracy.to_dict(),
-            "candidate_accuracy": self.candidate_accuracy.to_dict(),
-            "delta": self.delta,
-            "delta_interval": self.delta_interval.to_dict(),
-            "fixed": [f.to_dict() for f in self.fixed],
-            "broken": [f.to_dict() for f in self.broken],
-            "p_value": self.p_value,
-            "verdict": self.verdict,
-            "threshold": self.threshold,
-            "alpha": self.alpha,
-            "by_category": [d.to_dict() for d in self.by_category],
-            "by_tool": [d.to_dict() for d in self.by_tool],
-        }
-        # Left out when absent, so comparisons of single cases serialize as before.
-        if self.conversations is not None:
-            data["conversations"] = self.conversations.to_dict()
-        return data
-
-
-def verdict_for(delta: float, p_value: float, *, threshold: float, alpha: float) -> Verdict:
+def verdict_for(delta: float, p_value: float, *, threshold: float, alpha: float) -> Change:
     """Apply the verdict rule: a change beyond `threshold` points that is significant.
 
     Examples:
@@ -217,6 +85,45 @@ def verdict_for(delta: float, p_value: float, *, threshold: float, alpha: float)
     if p_value < alpha and points > threshold:
         return "improvement"
     return "within acceptable variance"
+
+
+@dataclass(frozen=True, slots=True)
+class _Paired:
+    """Two runs' outcomes over some paired case ids: both rates, flips, McNemar's test."""
+
+    ids: Sequence[str]
+    fixed: tuple[str, ...]
+    """Failed in the baseline, passed in the candidate."""
+    broken: tuple[str, ...]
+    """Passed in the baseline, failed in the candidate."""
+    both: int
+    """Passed in both."""
+
+    @classmethod
+    def of(
+        cls, base: Mapping[str, Outcome], cand: Mapping[str, Outcome], ids: Sequence[str]
+    ) -> _Paired:
+        fixed = tuple(i for i in ids if cand[i].passed and not base[i].passed)
+        broken = tuple(i for i in ids if base[i].passed and not cand[i].passed)
+        both = sum(base[i].passed and cand[i].passed for i in ids)
+        return cls(ids, fixed, broken, both)
+
+    @property
+    def neither(self) -> int:
+        return len(self.ids) - self.both - len(self.fixed) - len(self.broken)
+
+    @property
+    def rates(self) -> tuple[Rate, Rate]:
+        n = len(self.ids)
+        return rate_of(self.both + len(self.broken), n), rate_of(self.both + len(self.fixed), n)
+
+    @property
+    def delta(self) -> float:
+        return (len(self.fixed) - len(self.broken)) / len(self.ids)
+
+    @property
+    def p_value(self) -> float:
+        return mcnemar_exact(len(self.broken), len(self.fixed))
 
 
 def _shared(
@@ -251,7 +158,8 @@ def compare_runs(
         alpha: significance level of McNemar's exact test.
 
     Returns:
-        The comparison and its verdict.
+        The comparison and its verdict, with the conversations section when some paired
+        case is a conversation in both runs.
 
     Raises:
         BaselineError: the runs have no scored case in common.
@@ -262,14 +170,9 @@ def compare_runs(
         'within acceptable variance'
     """
     base, cand, ids = _shared(baseline, candidate)
-    fixed = tuple(_flip(i, base, cand) for i in ids if cand[i].passed and not base[i].passed)
-    broken = tuple(_flip(i, base, cand) for i in ids if base[i].passed and not cand[i].passed)
-    both = sum(base[i].passed and cand[i].passed for i in ids)
-    neither = len(ids) - both - len(fixed) - len(broken)
-    base_rate = rate_of(both + len(broken), len(ids))
-    cand_rate = rate_of(both + len(fixed), len(ids))
-    delta = (len(fixed) - len(broken)) / len(ids)
-    p_value = mcnemar_exact(len(broken), len(fixed))
+    paired = _Paired.of(base, cand, ids)
+    base_rate, cand_rate = paired.rates
+    delta, p_value = paired.delta, paired.p_value
     return Comparison(
         baseline_id=baseline.run_id,
         candidate_id=candidate.run_id,
@@ -280,9 +183,11 @@ def compare_runs(
         baseline_accuracy=base_rate,
         candidate_accuracy=cand_rate,
         delta=delta,
-        delta_interval=paired_difference_interval(both, len(broken), len(fixed), neither),
-        fixed=fixed,
-        broken=broken,
+        delta_interval=paired_difference_interval(
+            paired.both, len(paired.broken), len(paired.fixed), paired.neither
+        ),
+        fixed=tuple(_flip(i, base, cand) for i in paired.fixed),
+        broken=tuple(_flip(i, base, cand) for i in paired.broken),
         p_value=p_value,
         verdict=verdict_for(delta, p_value, threshold=threshold, alpha=alpha),
         threshold=threshold,
@@ -291,7 +196,7 @@ def compare_runs(
         by_tool=_deltas(base, cand, ids, tool_keys),
         baseline_suite_hash=baseline.suite_hash,
         candidate_suite_hash=candidate.suite_hash,
-        conversations=compare_conversations(baseline, candidate, base=base, cand=cand, ids=ids),
+        conversations=_conversations(baseline, candidate, base, cand, ids),
     )
 
 
@@ -312,3 +217,79 @@ def _deltas(
         b, c = base_rates.get(key), cand_rates.get(key)
         rows.append(Delta(key, b, c, c.rate - b.rate if b and c else None))
     return tuple(rows)
+
+
+def _conversations(
+    baseline: RunResult,
+    candidate: RunResult,
+    base: Mapping[str, Outcome],
+    cand: Mapping[str, Outcome],
+    ids: Sequence[str],
+) -> ConversationComparison | None:
+    """The conversations section: the paired ids that are a conversation in both runs."""
+    talks = {r.case_id for r in baseline.results if r.conversation is not None}
+    talks &= {r.case_id for r in candidate.results if r.conversation is not None}
+    shared = [i for i in ids if i in talks]
+    if not shared:
+        return None
+    paired = _Paired.of(base, cand, shared)
+    rates = paired.rates
+    base_records, cand_records = _records(baseline, set(shared)), _records(candidate, set(shared))
+    modes = modes_present(base_records), modes_present(cand_records)
+    return ConversationComparison(
+        shared=len(shared),
+        baseline_accuracy=rates[0],
+        candidate_accuracy=rates[1],
+        delta=paired.delta,
+        p_value=paired.p_value,
+        baseline_progress=_mean_progress(base_records),
+        candidate_progress=_mean_progress(cand_records),
+        per_turn=_turn_deltas(per_turn_accuracy(base_records), per_turn_accuracy(cand_records)),
+        baseline_modes=modes[0],
+        candidate_modes=modes[1],
+        mode_gap=_mode_gap(baseline, candidate, modes, rates),
+    )
+
+
+def _records(run: RunResult, ids: set[str]) -> list[ConversationRecord]:
+    """The scored conversation records of `run` whose case id is in `ids`."""
+    return [
+        r.conversation
+        for r in run.results
+        if r.conversation is not None and r.status.scored and r.case_id in ids
+    ]
+
+
+def _mean_progress(records: Sequence[ConversationRecord]) -> float:
+    return sum(c.progress for c in records) / len(records) if records else 0.0
+
+
+def _turn_deltas(
+    base: Sequence[TurnAccuracy], cand: Sequence[TurnAccuracy]
+) -> tuple[TurnDelta, ...]:
+    rows = []
+    for i in range(max(len(base), len(cand))):
+        b = base[i].rate if i < len(base) and base[i].rate.n else None
+        c = cand[i].rate if i < len(cand) and cand[i].rate.n else None
+        rows.append(TurnDelta(i, b, c, c.rate - b.rate if b and c else None))
+    return tuple(rows)
+
+
+def _mode_gap(
+    baseline: RunResult,
+    candidate: RunResult,
+    modes: tuple[tuple[ConversationMode, ...], tuple[ConversationMode, ...]],
+    rates: tuple[Rate, Rate],
+) -> ModeGap | None:
+    """The gap when one run is all on-policy, the other all teacher-forced, else None.
+
+    Anything else that differs (the model, the suite) would be mixed into the gap, so
+    then there is none to report.
+    """
+    if baseline.model != candidate.model or baseline.suite_hash != candidate.suite_hash:
+        return None
+    if modes == (("on_policy",), ("teacher_forced",)):
+        return ModeGap(rates[0], rates[1], rates[1].rate - rates[0].rate, "baseline")
+    if modes == (("teacher_forced",), ("on_policy",)):
+        return ModeGap(rates[1], rates[0], rates[0].rate - rates[1].rate, "candidate")
+    return None

@@ -3,6 +3,7 @@
 from toolgrade.report._charts import Chart, bar_chart
 from toolgrade.report._describe import describe_failure
 from toolgrade.report._json_report import REPORT_SCHEMA_VERSION, report_schema
+from toolgrade.report._plain import clip, pct, terminal_safe
 from toolgrade.report._render import (
     REPORT_FORMATS,
     ReportFormat,
@@ -12,7 +13,7 @@ from toolgrade.report._render import (
     report_formats,
     write_report,
 )
-from toolgrade.report._view import FAILURES_SHOWN, ReportInput, clip, pct, terminal_safe
+from toolgrade.report._view import FAILURES_SHOWN, ReportInput
 
 __all__ = [
     "Chart",

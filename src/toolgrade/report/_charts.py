@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from toolgrade.metrics import Breakdown
-from toolgrade.report._view import clip, label, pct
+from toolgrade.report._plain import clip, label, pct
 
 __all__ = ["Bar", "Chart", "bar_chart"]
 

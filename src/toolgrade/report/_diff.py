@@ -14,7 +14,7 @@ from typing import Literal
 
 from toolgrade._core.transcript import ConversationRecord, TurnResult
 from toolgrade._core.vocab import Mismatch, ToolCall
-from toolgrade.report._view import clip, json_text
+from toolgrade.report._plain import clip, json_text
 from toolgrade.results import CaseResult
 
 __all__ = ["ArgRow", "PairView", "pair_views"]

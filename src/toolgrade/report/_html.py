@@ -17,23 +17,22 @@ import jinja2
 import markupsafe
 
 from toolgrade._core.json_data import JsonValue
-from toolgrade._core.transcript import ConversationRecord
 from toolgrade.report._charts import Chart, bar_chart
-from toolgrade.report._conversation_html import conversation_panels
-from toolgrade.report._conversation_summary import summary_rows
 from toolgrade.report._diff import PairView, pair_views
-from toolgrade.report._raw import RawPart, clip_parts, group_calls, raw_parts
-from toolgrade.report._text import verdict_label
-from toolgrade.report._view import (
-    CaseView,
-    ReportInput,
+from toolgrade.report._plain import (
+    call_text,
     clip,
+    count_text,
     json_text,
     label,
     pct,
     prompt_text,
     terminal_safe,
 )
+from toolgrade.report._raw import RawPart, clip_parts, group_calls, raw_parts
+from toolgrade.report._sections import ConversationView
+from toolgrade.report._summary import summary_rows, verdict_label
+from toolgrade.report._view import CaseView, ReportInput
 
 __all__ = ["render_html"]
 
@@ -41,6 +40,8 @@ __all__ = ["render_html"]
 # report keeps everything.
 _TEXT_CHARS = 20_000
 _SEARCH_CHARS = 2_000
+_SECTION_CHARS = 4_000
+"""A conversation's values are cut to this in its timeline unless the template says less."""
 _TEMPLATES = "templates"
 
 
@@ -87,15 +88,39 @@ def _read(name: str) -> str:
     return path.read_text(encoding="utf-8")
 
 
+def _bounded(text: str, limit: int = _SECTION_CHARS) -> str:
+    """Text cut to `limit`, control characters escaped: the template's `bounded` filter.
+
+    Autoescaping then makes the model or suite text inert.
+    """
+    return terminal_safe(clip(text, limit))
+
+
+def _json_bounded(value: JsonValue, limit: int) -> str:
+    """A JSON value as indented JSON, `_bounded` (the template's `json_bounded` filter)."""
+    return _bounded(json_text(value, indent=True), limit)
+
+
+def _facts(view: ConversationView) -> str:
+    """`on-policy · 2/3 turns passed (progress 66.7%) · 5 steps · 4 calls`."""
+    return (
+        f"{view.mode} · {view.turns_passed}/{view.total_turns} turns passed"
+        f" (progress {pct(view.progress)}) · {count_text(view.steps, 'step')}"
+        f" · {count_text(view.calls, 'call')}"
+    )
+
+
 @cache
 def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
+    environment = jinja2.Environment(
         loader=jinja2.FunctionLoader(_read),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    environment.filters.update(bounded=_bounded, json_bounded=_json_bounded, call_text=call_text)
+    return environment
 
 
 @cache
@@ -103,7 +128,7 @@ def _assets(conversations: bool = False) -> tuple[str, str, str]:
     """The page's script and style, and the CSP that allows exactly these two.
 
     The conversation timelines' style is added only to pages that have conversations,
-    so a report without them is byte for byte what it was before they existed.
+    so a page without them carries no style it does not use.
     """
     script = _read("report.js")
     style = _read("report.css")
@@ -137,7 +162,7 @@ def _row(case: CaseView) -> FailureRow:
         search=clip(search, _SEARCH_CHARS).lower(),
         prompt=terminal_safe(clip(prompt, _TEXT_CHARS)),
         raw=None if r.raw_response is None else _raw(r.raw_response),
-        raw_steps=() if r.conversation is None else _raw_steps(r.conversation),
+        raw_steps=() if case.conversation is None else _raw_steps(case.conversation),
         pairs=pair_views(r),
         details=tuple(
             (
@@ -159,13 +184,13 @@ def _raw(raw: JsonValue) -> tuple[RawPart, ...]:
     return tuple(RawPart(p.kind, terminal_safe(p.text)) for p in parts)
 
 
-def _raw_steps(record: ConversationRecord) -> tuple[RawStep, ...]:
+def _raw_steps(view: ConversationView) -> tuple[RawStep, ...]:
     """Every step's raw output, titled by turn and step, all cut to one budget."""
     out: list[RawStep] = []
-    steps = [(t.index, i, s) for t in record.turns for i, s in enumerate(t.steps)]
+    steps = [(t.number, s) for t in view.turns for s in t.steps]
     left = _TEXT_CHARS
-    for n, (turn, index, step) in enumerate(steps):
-        title = f"Turn {turn + 1}, step {index + 1}"
+    for n, (turn, step) in enumerate(steps):
+        title = f"Turn {turn}, step {step.number}"
         if left <= 0:
             rest = len(steps) - n
             out.append(RawStep(f"{rest} more step{'s' if rest > 1 else ''}", (), _CUT_NOTE))
@@ -188,9 +213,12 @@ def _json_or_blank(value: JsonValue, blank: bool) -> str:
 
 
 def render_html(data: ReportInput) -> str:
-    """Render the HTML report."""
-    panels = conversation_panels(data.cases)
-    script, style, csp = _assets(bool(panels))
+    """Render the HTML report.
+
+    The summary, the failure table, and each conversation's sections as a timeline.
+    """
+    conversations = [c for c in data.cases if c.conversation is not None]
+    script, style, csp = _assets(bool(conversations))
     m = data.metrics
     rows = [_row(c) for c in (*data.failures, *data.unscored)]
     charts: list[Chart] = []
@@ -200,8 +228,9 @@ def render_html(data: ReportInput) -> str:
         charts.append(bar_chart("Accuracy by tool", m.by_tool, headings=False))
     template = _environment().get_template("report.html.j2")
     return template.render(  # conversations: empty for a run without them
-        conversations=panels,
+        conversations=conversations,
         conversation_rows=summary_rows(m),
+        facts=_facts,
         run=data.run,
         m=m,
         comparison=data.comparison,

@@ -14,17 +14,11 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from toolgrade.report._conversation_view import transcript_text
-from toolgrade.report._describe import first_failure_text
 from toolgrade.report._mentions import neutralise_references
+from toolgrade.report._plain import calls_text, clip, prompt_text
 from toolgrade.report._raw import raw_text
-from toolgrade.report._view import (
-    CaseView,
-    ReportInput,
-    calls_text,
-    clip,
-    prompt_text,
-)
+from toolgrade.report._transcript import transcript_text
+from toolgrade.report._view import CaseView, ReportInput
 from toolgrade.results import Status
 
 __all__ = ["render_junit"]
@@ -83,6 +77,10 @@ def render_junit(data: ReportInput) -> str:
 
 
 def _testcase(parent: ET.Element, case: CaseView, suite_name: str) -> None:
+    """One testcase: a failure (or error) unless the case passed.
+
+    A conversation's transcript is its `system-out`.
+    """
     r = case.result
     category = r.category or "uncategorised"
     attrs = {
@@ -91,38 +89,26 @@ def _testcase(parent: ET.Element, case: CaseView, suite_name: str) -> None:
         "time": f"{(r.latency_ms or 0.0) / 1000:.3f}",
     }
     element = ET.SubElement(parent, "testcase", attrs)
-    if r.conversation is not None:
-        _conversation(element, case)
-        return
-    if r.status is Status.CORRECT:
-        return
-    tag = "failure" if r.status.scored else "error"
-    problem = ET.SubElement(
-        element, tag, {"message": _xml_safe(case.headline), "type": r.status.value}
-    )
-    problem.text = _xml_safe(_body(case))
-
-
-def _conversation(element: ET.Element, case: CaseView) -> None:
-    """A conversation: its first failure as the failure, its transcript as system-out."""
-    r = case.result
-    record = r.conversation
-    if record is None:
-        return
+    conversation = case.conversation
     if r.status is not Status.CORRECT:
-        failure = record.first_failure
-        message = first_failure_text(failure) if failure is not None else case.headline
         tag = "failure" if r.status.scored else "error"
+        message = case.headline
+        if conversation is not None and conversation.first_failure is not None:
+            message = conversation.first_failure
         problem = ET.SubElement(
             element, tag, {"message": _xml_safe(message), "type": r.status.value}
         )
-        problem.text = _xml_safe(f"Reason: {case.headline}")
-    out = ET.SubElement(element, "system-out")
-    out.text = _xml_safe(clip(transcript_text(record), _TRANSCRIPT_CHARS))
+        problem.text = _xml_safe(_body(case))
+    if conversation is not None:
+        out = ET.SubElement(element, "system-out")
+        out.text = _xml_safe(clip(transcript_text(conversation), _TRANSCRIPT_CHARS))
 
 
 def _body(case: CaseView) -> str:
+    """Why the case failed; for a single case also its prompt, calls and raw output."""
     r = case.result
+    if case.conversation is not None:
+        return f"Reason: {case.headline}"
     lines = [
         f"Reason: {case.headline}",
         f"Prompt: {clip(prompt_text(r.prompt), _BODY_CHARS)}",

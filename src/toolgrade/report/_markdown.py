@@ -14,21 +14,18 @@ from collections.abc import Sequence
 
 from toolgrade.compare import Comparison
 from toolgrade.metrics import Breakdown
-from toolgrade.report._conversation_summary import summary_rows
-from toolgrade.report._conversation_view import transcript_text
 from toolgrade.report._mentions import neutralise_references
+from toolgrade.report._plain import calls_text, clip, label, pct, prompt_text, terminal_safe
 from toolgrade.report._raw import raw_text
-from toolgrade.report._text import accuracy_text, changed_cases, repeat_rows, verdict_label
-from toolgrade.report._view import (
-    CaseView,
-    ReportInput,
-    calls_text,
-    clip,
-    label,
-    pct,
-    prompt_text,
-    terminal_safe,
+from toolgrade.report._summary import (
+    accuracy_text,
+    changed_cases,
+    repeat_rows,
+    summary_rows,
+    verdict_label,
 )
+from toolgrade.report._transcript import transcript_text
+from toolgrade.report._view import CaseView, ReportInput
 
 __all__ = ["render_markdown"]
 
@@ -85,7 +82,7 @@ def _repeats(data: ReportInput) -> list[str]:
 
 
 def _conversations(data: ReportInput) -> list[str]:
-    """The conversation summary (only when the run has conversations)."""
+    """The conversations section of the summary (only when the run has conversations)."""
     rows = summary_rows(data.metrics)
     if not rows:
         return []
@@ -168,9 +165,9 @@ def _detail(case: CaseView) -> list[str]:
     r = case.result
     summary = html.escape(terminal_safe(clip(f"{case.name}: {case.headline}", 200)), quote=False)
     out = ["", "<details>", f"<summary>{summary}</summary>", ""]
-    if r.conversation is not None:
+    if case.conversation is not None:
         # The transcript sits in a code block: no Markdown or HTML in it is rendered.
-        out += ["**Transcript**", "", *_code_block(transcript_text(r.conversation)), ""]
+        out += ["**Transcript**", "", *_code_block(transcript_text(case.conversation)), ""]
         out.append("</details>")
         return out
     out += ["**Prompt**", "", *_code_block(prompt_text(r.prompt)), ""]

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from toolgrade._core.json_data import JsonValue, clean_value
-from toolgrade.report._view import args_text, clip, json_text
+from toolgrade.report._plain import args_text, clip, json_text
 
 __all__ = ["EMPTY_ANSWER", "RawPart", "clip_parts", "group_calls", "raw_parts", "raw_text"]
 

@@ -7,22 +7,20 @@ from collections.abc import Sequence
 
 from toolgrade._health import timeout_warning
 from toolgrade.compare import Comparison
-from toolgrade.metrics import Breakdown, RunMetrics
-from toolgrade.report._conversation_summary import summary_rows
-from toolgrade.report._conversation_view import transcript_lines
+from toolgrade.metrics import Breakdown
+from toolgrade.report._plain import calls_text, clip, label, pct, prompt_text, terminal_safe
 from toolgrade.report._raw import raw_text
-from toolgrade.report._view import (
-    CaseView,
-    ReportInput,
-    calls_text,
-    clip,
-    label,
-    pct,
-    prompt_text,
-    terminal_safe,
+from toolgrade.report._summary import (
+    accuracy_text,
+    changed_cases,
+    repeat_rows,
+    summary_rows,
+    verdict_label,
 )
+from toolgrade.report._transcript import transcript_lines
+from toolgrade.report._view import CaseView, ReportInput
 
-__all__ = ["accuracy_text", "changed_cases", "render_text", "repeat_rows", "verdict_label"]
+__all__ = ["render_text"]
 
 _TITLE = "Tool-Call Correctness Report"
 # Long prompts and calls are cut in the terminal; the JSON and HTML reports keep them whole.
@@ -66,50 +64,6 @@ def render_text(data: ReportInput) -> str:
     return "\n".join(lines) + "\n"
 
 
-def accuracy_text(m: RunMetrics) -> str:
-    """`84.0% (95% CI: 71.5% - 91.7%)`, or `n/a (no scored cases)`."""
-    if m.accuracy.n == 0:
-        return "n/a (no scored cases)"
-    ci = m.accuracy.interval
-    level = f"{ci.level * 100:g}%"
-    return f"{pct(m.accuracy.rate)} ({level} CI: {pct(ci.low)} - {pct(ci.high)})"
-
-
-def repeat_rows(m: RunMetrics) -> list[tuple[str, str]]:
-    """With repeats: the `Repeats`, `Consistency` and `pass^k` rows (name, value); else none."""
-    if m.repeats <= 1:
-        return []
-    repeated = [c for c in m.per_case_consistency if c.runs >= 2]
-    steady = sum(c.agreement == 1.0 for c in repeated)
-    consistency = (
-        "n/a (no case has two scored tries)"
-        if m.consistency is None
-        else f"{pct(m.consistency)} ({steady}/{len(repeated)} cases had the same outcome"
-        " on every try)"
-    )
-    k = m.repeats
-    pass_k = (
-        f"n/a (no case has {k} scored tries)"
-        if m.pass_hat_k is None
-        else f"{pct(m.pass_hat_k)} (chance that all {k} tries of a case pass)"
-    )
-    return [("Repeats", f"{k} tries per case"), ("Consistency", consistency), (f"pass^{k}", pass_k)]
-
-
-def changed_cases(m: RunMetrics) -> list[str]:
-    """Cases whose tries did not all have the same outcome: `TC-015 (1/3 passed)`."""
-    return [
-        f"{c.case_id} ({c.passed}/{c.runs} passed)"
-        for c in m.per_case_consistency
-        if c.agreement < 1.0
-    ]
-
-
-def verdict_label(verdict: str) -> str:
-    """`within acceptable variance` -> `Within acceptable variance`."""
-    return label(verdict)
-
-
 def _breakdown(title: str, rows: Sequence[Breakdown], *, headings: bool) -> list[str]:
     if not rows:
         return []
@@ -130,9 +84,10 @@ def _failures(title: str, cases: Sequence[CaseView], limit: int | None, run_id: 
     for case in shown:
         r = case.result
         out.append(f"  {terminal_safe(case.name)}: {terminal_safe(case.headline)}")
-        if r.conversation is not None:
-            # A conversation reads as its transcript: prompt/expected/actual say too little.
-            out += [terminal_safe(line) for line in transcript_lines(r.conversation, indent="    ")]
+        sections = case.conversation
+        if sections is not None:
+            # A conversation reads as its sections: prompt/expected/actual say too little.
+            out += [terminal_safe(line) for line in transcript_lines(sections, indent="    ")]
             continue
         out += _field("Prompt", prompt_text(r.prompt), _FIELD_CHARS)
         out += _field("Expected", calls_text(r.expected), _FIELD_CHARS)

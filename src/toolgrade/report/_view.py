@@ -1,141 +1,55 @@
-"""Shared presentation helpers: how calls, prompts, rates and case labels read in reports.
+"""The one view of a run that every format renders: its metrics and one view per case.
 
-Model text is untrusted. These helpers only turn values into plain strings; each format
-escapes them for its own medium (terminal control characters here, HTML and XML in
-their writers).
+A case view (`CaseView`) is the same for every case: its display name, its one-line
+reason, its result. A conversation adds its sections (`CaseView.conversation`: turns,
+steps, checks, state), which each format lays out after what every case has.
 """
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
-from toolgrade._core.json_data import JsonValue
-from toolgrade._core.vocab import ToolCall
 from toolgrade.compare import Comparison
 from toolgrade.metrics import RunMetrics, compute_metrics
 from toolgrade.report._describe import describe_failure
+from toolgrade.report._plain import percentiles
+from toolgrade.report._sections import ConversationView
 from toolgrade.results import CaseResult, RunResult, Status
 
 __all__ = [
     "CUT_OFF",
     "FAILURES_SHOWN",
-    "NO_CALL",
     "CaseView",
     "ReportInput",
-    "args_text",
     "build_input",
-    "call_text",
-    "calls_text",
-    "clip",
-    "json_text",
-    "label",
-    "pct",
-    "percentiles",
-    "prompt_text",
-    "terminal_safe",
 ]
 
 FAILURES_SHOWN = 50
 """Failures (and, apart, timeouts and errors) the text report details by default; the
 rest are counted by status. The HTML and JSON reports list every one."""
-NO_CALL = "(no tool call)"
 CUT_OFF = "answer cut off at the token limit"
 """The mark of a case whose answer the server stopped at the token limit."""
 
-# C0/C1 control characters other than tab and newline: a model output holding ANSI
-# escape sequences must not be able to repaint the reader's terminal.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
-
-def pct(rate: float) -> str:
-    """A fraction as a percentage with one decimal: 0.84 -> `84.0%`."""
-    return f"{rate * 100:.1f}%"
-
-
-def label(key: str) -> str:
-    """A category name as a heading: `simple` -> `Simple`."""
-    return key[:1].upper() + key[1:]
-
-
-def clip(text: str, limit: int) -> str:
-    """Cut `text` to `limit` characters, marking the cut."""
-    if len(text) <= limit:
-        return text
-    return text[: max(limit - 1, 0)] + "…"
-
-
-def terminal_safe(text: str) -> str:
-    """Replace control characters (ANSI escapes, NUL, ...) by visible hex escapes."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
-
-
-# One encoder each, made once: json.dumps builds a new encoder per call whenever an
-# option differs from its defaults, which dominated the cost of large reports.
-_COMPACT = json.JSONEncoder(ensure_ascii=False)
-_INDENTED = json.JSONEncoder(ensure_ascii=False, indent=2)
-
-
-def json_text(value: JsonValue, *, indent: bool = False) -> str:
-    """A JSON value as JSON text (indented by 2 if asked), key order and non-ASCII kept."""
-    return (_INDENTED if indent else _COMPACT).encode(value)
-
-
-def args_text(arguments: Mapping[str, JsonValue]) -> str:
-    """Arguments as `key=value, ...`, values in JSON: `pattern="main", path="src"`."""
-    return ", ".join(f"{k}={json_text(v)}" for k, v in arguments.items())
-
-
-def call_text(call: ToolCall) -> str:
-    """A call as `name(key=value, ...)`, values in JSON: `search(pattern="main")`."""
-    return f"{call.name}({args_text(call.arguments)})"
-
-
-def calls_text(calls: Sequence[ToolCall]) -> str:
-    """Several calls separated by `; `, or `(no tool call)`."""
-    return "; ".join(call_text(c) for c in calls) if calls else NO_CALL
-
-
-def prompt_text(prompt: JsonValue) -> str:
-    """The prompt as plain text: a string as is, chat messages as `role: content` lines."""
-    if isinstance(prompt, str):
-        return prompt
-    if isinstance(prompt, list):
-        lines = []
-        for message in prompt:
-            if isinstance(message, dict) and isinstance(message.get("content"), str):
-                lines.append(f"{message.get('role', '?')}: {message['content']}")
-            else:
-                lines.append(json_text(message))
-        return "\n".join(lines)
-    return "" if prompt is None else json_text(prompt)
-
-
-def percentiles(values: Sequence[float], *qs: float) -> tuple[float, ...] | None:
-    """Linearly interpolated percentiles (numpy's default method); None without values."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    out = []
-    for q in qs:
-        position = (len(ordered) - 1) * q / 100
-        low = int(position)
-        high = min(low + 1, len(ordered) - 1)
-        out.append(ordered[low] + (ordered[high] - ordered[low]) * (position - low))
-    return tuple(out)
-
-
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class CaseView:
-    """A case result with its display name and failure reason worked out once."""
+    """One case as every report shows it: name, reason and result, worked out once.
+
+    A conversation adds its sections (`conversation`); a single case has none.
+    """
 
     result: CaseResult
     name: str
-    """The case id, with `#k` appended (k from 1) when the run repeats cases."""
+    """The case id, with ` repeat k` appended (k from 0) when the run repeats cases."""
     reason: str
     """`describe_failure(result)`."""
+
+    @cached_property
+    def conversation(self) -> ConversationView | None:
+        """The conversation's sections: turns, steps, checks, state; None for a single case."""
+        record = self.result.conversation
+        return None if record is None else ConversationView.of(record)
 
     @property
     def cut_off(self) -> bool:

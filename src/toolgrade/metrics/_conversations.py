@@ -1,46 +1,31 @@
-"""Run metrics of conversations: what `RunMetrics.conversations` holds.
+"""The conversations section of `RunMetrics`: what only a conversation has.
 
 Only results that carry a `ConversationRecord` count here; single cases never do, so a
-run without conversations has no conversation metrics at all (None). Definitions
-(docs/metrics.md has the long form):
-
-- **Scored** conversations are those whose status is not `timeout` or `error`, as for
-  cases. Accuracy, progress, per-turn accuracy, trajectory P/R/F1, steps and calls are
-  over scored conversations (every repetition a trial); failure causes count every
-  conversation, so timeouts and errors show there.
-- **Accuracy** = passed / scored, with a Wilson interval.
-- **Progress** = mean of each conversation's share of turns passed (turns never reached
-  count as failed).
-- **Per-turn accuracy**: for turn i, the share of conversations with at least i + 1
-  turns whose turn i was reached and passed.
-- **Trajectory precision / recall / F1**, micro over calls, over conversations with a
-  reference: matched calls / calls made, matched calls / reference calls.
-- **pass^k** (k = repeats > 1), over conversations with at least k scored tries: the
-  share that passed in all of their first k tries (tau-bench's pass^k), and the
-  unbiased estimator mean C(c, k) / C(n, k) (c passes in n tries), each with a
-  percentile-bootstrap interval that resamples whole conversations (seeded).
+run without conversations has no such section (None). The section's counts and
+accuracy are counted as the run's are (`Counts`), over the conversations alone; on top
+of them come progress, per-turn accuracy, trajectory P/R/F1, steps and calls, first
+failure causes, modes and pass^k with bootstrap intervals. docs/metrics.md defines each.
 """
 
 from __future__ import annotations
 
-import math
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import get_args
 
 from toolgrade._core.json_data import JsonObject
 from toolgrade._core.transcript import FAILURE_CAUSES, ConversationMode, ConversationRecord
+from toolgrade.metrics._rates import Counts, mean
+from toolgrade.metrics._repeats import PassHatK, pass_hat_k
 from toolgrade.results import CaseResult, Status
-from toolgrade.stats import Interval, Rate, bootstrap_interval, rate_of
+from toolgrade.stats import Rate, rate_of
 
 __all__ = [
     "ConversationMetrics",
-    "PassHatK",
     "TurnAccuracy",
-    "conversation_metrics",
+    "conversation_section",
     "modes_present",
-    "pass_hat_k",
     "per_turn_accuracy",
 ]
 
@@ -62,43 +47,8 @@ class TurnAccuracy:
 
 
 @dataclass(frozen=True, slots=True)
-class PassHatK:
-    """pass^k over conversations: do all k tries of a conversation pass?"""
-
-    k: int
-    """Tries per conversation."""
-    conversations: int
-    """Conversations with at least k scored tries (the others are left out)."""
-    all_passed: float
-    """Share of those conversations that passed in all of their first k tries."""
-    all_passed_interval: Interval
-    """Bootstrap interval of `all_passed` (conversations resampled)."""
-    unbiased: float
-    """Mean of C(c, k) / C(n, k) over those conversations (c passes of n tries)."""
-    unbiased_interval: Interval
-    """Bootstrap interval of `unbiased`."""
-    curve: tuple[float, ...]
-    """The unbiased pass^j for j = 1..k (`curve[0]` is the mean pass rate)."""
-    resamples: int
-    """Bootstrap resamples behind the intervals."""
-
-    def to_dict(self) -> JsonObject:
-        """Return pass^k as a JSON object."""
-        return {
-            "k": self.k,
-            "conversations": self.conversations,
-            "all_passed": self.all_passed,
-            "all_passed_interval": self.all_passed_interval.to_dict(),
-            "unbiased": self.unbiased,
-            "unbiased_interval": self.unbiased_interval.to_dict(),
-            "curve": list(self.curve),
-            "resamples": self.resamples,
-        }
-
-
-@dataclass(frozen=True, slots=True)
 class ConversationMetrics:
-    """Every number reported about the conversations of one run."""
+    """The conversations section of a run's metrics (`RunMetrics.conversations`)."""
 
     total: int
     """Conversation results (every conversation and repetition), scored or not."""
@@ -163,54 +113,48 @@ class ConversationMetrics:
         }
 
 
-def conversation_metrics(
-    results: Sequence[CaseResult], *, repeats: int = 1, seed: int = 0, resamples: int = 2000
+def conversation_section(
+    results: Sequence[CaseResult], *, repeats: int, seed: int, resamples: int = 2000
 ) -> ConversationMetrics | None:
-    """Compute the conversation metrics of a run's results.
+    """The conversations section of a run's metrics (`compute_metrics` calls it).
 
     Args:
-        results: every result of the run (single cases are ignored).
+        results: every result of the run (single cases are passed over).
         repeats: tries per conversation (pass^k is computed when above 1).
         seed: seed of the pass^k bootstrap intervals.
         resamples: bootstrap resamples.
 
     Returns:
-        The metrics, or None when no result is a conversation.
+        The section, or None when no result is a conversation.
     """
     talks = [(r, r.conversation) for r in results if r.conversation is not None]
     if not talks:
         return None
+    counts = Counts.of(r for r, _ in talks)
     scored = [(r, c) for r, c in talks if r.status.scored]
     records = [c for _, c in scored]
-    passed = sum(c.passed for c in records)
-    statuses = Counter(r.status for r, _ in talks)
     precision, recall, f1, pooled = _trajectory_prf(scored)
     modes = modes_present(c for _, c in talks)
     return ConversationMetrics(
-        total=len(talks),
-        scored=len(scored),
-        timeouts=statuses[Status.TIMEOUT],
-        errors=statuses[Status.ERROR],
-        accuracy=rate_of(passed, len(scored)),
-        mean_score=_mean([r.score for r, _ in scored]),
-        mean_progress=_mean([c.progress for c in records]),
+        total=counts.total,
+        scored=counts.scored,
+        timeouts=counts.timeouts,
+        errors=counts.errors,
+        accuracy=counts.accuracy,
+        mean_score=mean([r.score for r, _ in scored]),
+        mean_progress=mean([c.progress for c in records]),
         per_turn=per_turn_accuracy(records),
         precision=precision,
         recall=recall,
         f1=f1,
         with_reference=pooled,
-        mean_steps=_mean([c.steps for c in records]),
-        mean_calls=_mean([len(c.calls) for c in records]),
+        mean_steps=mean([c.steps for c in records]),
+        mean_calls=mean([len(c.calls) for c in records]),
         failure_causes=_causes(talks),
         modes=modes,
-        by_mode={
-            m: rate_of(
-                sum(c.passed for c in records if c.mode == m), sum(c.mode == m for c in records)
-            )
-            for m in modes
-        },
+        by_mode={m: _mode_rate(scored, m) for m in modes},
         pass_hat_k=pass_hat_k(
-            [(r.case_id, r.repeat, c.passed) for r, c in scored],
+            [(r.case_id, r.repeat, r.status is Status.CORRECT) for r, _ in scored],
             repeats,
             seed=seed,
             resamples=resamples,
@@ -226,8 +170,9 @@ def modes_present(records: Iterable[ConversationRecord]) -> tuple[ConversationMo
     return tuple(m for m in _MODES if m in present)
 
 
-def _mean(values: Sequence[float]) -> float:
-    return sum(values) / len(values) if values else 0.0
+def _mode_rate(scored: Sequence[tuple[CaseResult, ConversationRecord]], mode: str) -> Rate:
+    tries = [r.status is Status.CORRECT for r, c in scored if c.mode == mode]
+    return rate_of(sum(tries), len(tries))
 
 
 def per_turn_accuracy(records: Sequence[ConversationRecord]) -> tuple[TurnAccuracy, ...]:
@@ -282,53 +227,3 @@ def _causes(talks: Sequence[tuple[CaseResult, ConversationRecord]]) -> dict[str,
             # A conversation cut short before it could be judged keeps only its status.
             counts[result.status.value] += 1
     return {cause: counts[cause] for cause in FAILURE_CAUSES}
-
-
-def pass_hat_k(
-    tries: Sequence[tuple[str, int, bool]], k: int, *, seed: int = 0, resamples: int = 2000
-) -> PassHatK | None:
-    """pass^k over conversations from their tries, with bootstrap intervals.
-
-    Args:
-        tries: `(conversation id, repeat index, passed)` for every scored try.
-        k: tries that must all pass (at least 1).
-        seed: seed of the bootstrap.
-        resamples: bootstrap resamples.
-
-    Returns:
-        pass^k, or None when no conversation has k scored tries.
-
-    Examples:
-        >>> p = pass_hat_k([("a", 0, True), ("a", 1, True), ("b", 0, True), ("b", 1, False)], 2)
-        >>> p.all_passed, p.unbiased, p.curve
-        (0.5, 0.5, (0.75, 0.5))
-    """
-    grouped: defaultdict[str, list[tuple[int, bool]]] = defaultdict(list)
-    for case_id, repeat, ok in tries:
-        grouped[case_id].append((repeat, ok))
-    counts: list[tuple[int, int]] = []
-    first_k: list[float] = []
-    for group in grouped.values():
-        outcomes = [ok for _, ok in sorted(group)]
-        if len(outcomes) >= k:
-            counts.append((sum(outcomes), len(outcomes)))
-            first_k.append(float(all(outcomes[:k])))
-    if not counts:
-        return None
-
-    # Both statistics are means of one number per conversation: compute those once, and
-    # resample them (not the conversations) so each bootstrap draw only sums.
-    def unbiased_terms(j: int) -> list[float]:
-        return [math.comb(c, j) / math.comb(n, j) for c, n in counts]
-
-    terms = unbiased_terms(k)
-    return PassHatK(
-        k=k,
-        conversations=len(counts),
-        all_passed=_mean(first_k),
-        all_passed_interval=bootstrap_interval(first_k, _mean, seed=seed, resamples=resamples),
-        unbiased=_mean(terms),
-        unbiased_interval=bootstrap_interval(terms, _mean, seed=seed, resamples=resamples),
-        curve=tuple(_mean(unbiased_terms(j)) for j in range(1, k + 1)),
-        resamples=resamples,
-    )

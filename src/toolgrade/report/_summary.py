@@ -1,25 +1,76 @@
-"""The conversation summary every format shows when a run has conversations.
+"""How a run's numbers are worded: accuracy, repeats, the verdict, the conversations section.
 
-The numbers are `RunMetrics.conversations` (`toolgrade._conversation_metrics`): this
-module only words them, as `(name, value)` rows that the text, Markdown and HTML
-reports lay out in their own way. A run without conversations has no rows, so its
-reports read exactly as before.
+The numbers are `RunMetrics`' (and a `Comparison`'s verdict): this module only words
+them, as strings and `(name, value)` rows that the text, Markdown and HTML reports lay
+out in their own way. The conversations section has rows only when the run has
+conversations (`RunMetrics.conversations`).
 """
 
 from __future__ import annotations
 
 from toolgrade.metrics import ConversationMetrics, RunMetrics
-from toolgrade.report._conversation_view import mode_label
-from toolgrade.report._view import pct
+from toolgrade.report._plain import label, mode_label, pct
 
-__all__ = ["PER_TURN_SHOWN", "per_turn_text", "summary_rows"]
+__all__ = [
+    "PER_TURN_SHOWN",
+    "accuracy_text",
+    "changed_cases",
+    "per_turn_text",
+    "repeat_rows",
+    "summary_rows",
+    "verdict_label",
+]
 
 PER_TURN_SHOWN = 12
 """Turn positions listed in one line; the JSON report keeps every one."""
 
 
+def accuracy_text(m: RunMetrics) -> str:
+    """`84.0% (95% CI: 71.5% - 91.7%)`, or `n/a (no scored cases)`."""
+    if m.accuracy.n == 0:
+        return "n/a (no scored cases)"
+    ci = m.accuracy.interval
+    level = f"{ci.level * 100:g}%"
+    return f"{pct(m.accuracy.rate)} ({level} CI: {pct(ci.low)} - {pct(ci.high)})"
+
+
+def repeat_rows(m: RunMetrics) -> list[tuple[str, str]]:
+    """With repeats: the `Repeats`, `Consistency` and `pass^k` rows (name, value); else none."""
+    if m.repeats <= 1:
+        return []
+    repeated = [c for c in m.per_case_consistency if c.runs >= 2]
+    steady = sum(c.agreement == 1.0 for c in repeated)
+    consistency = (
+        "n/a (no case has two scored tries)"
+        if m.consistency is None
+        else f"{pct(m.consistency)} ({steady}/{len(repeated)} cases had the same outcome"
+        " on every try)"
+    )
+    k = m.repeats
+    pass_k = (
+        f"n/a (no case has {k} scored tries)"
+        if m.pass_hat_k is None
+        else f"{pct(m.pass_hat_k)} (chance that all {k} tries of a case pass)"
+    )
+    return [("Repeats", f"{k} tries per case"), ("Consistency", consistency), (f"pass^{k}", pass_k)]
+
+
+def changed_cases(m: RunMetrics) -> list[str]:
+    """Cases whose tries did not all have the same outcome: `TC-015 (1/3 passed)`."""
+    return [
+        f"{c.case_id} ({c.passed}/{c.runs} passed)"
+        for c in m.per_case_consistency
+        if c.agreement < 1.0
+    ]
+
+
+def verdict_label(verdict: str) -> str:
+    """`within acceptable variance` -> `Within acceptable variance`."""
+    return label(verdict)
+
+
 def summary_rows(m: RunMetrics) -> list[tuple[str, str]]:
-    """The conversation summary as (name, value) rows; empty without conversations.
+    """The conversations section as (name, value) rows; empty without conversations.
 
     Rows: conversations passed (Wilson interval), progress, per-turn accuracy, failure
     causes, steps and calls used, trajectory precision / recall / F1 (when a reference

@@ -1,0 +1,257 @@
+"""What a comparison of two runs holds: the verdict, flips, group deltas, conversations.
+
+`Comparison` is the one result of `compare_runs`; the paired conversations' own figures
+(`ConversationComparison`: per-turn deltas, the on-policy / teacher-forced gap) are its
+optional section, present only when some paired case is a conversation in both runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from toolgrade._core.json_data import JsonObject
+from toolgrade._core.transcript import ConversationMode
+from toolgrade.metrics import Rate
+from toolgrade.stats import Interval
+
+__all__ = [
+    "Change",
+    "Comparison",
+    "ConversationComparison",
+    "Delta",
+    "Flip",
+    "ModeGap",
+    "TurnDelta",
+]
+
+Change = Literal["regression", "improvement", "within acceptable variance"]
+"""What the candidate's accuracy did against the baseline's (`Comparison.verdict`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Flip:
+    """A case whose outcome changed between the runs."""
+
+    case_id: str
+    """The case."""
+    baseline: str
+    """Its status in the baseline."""
+    candidate: str
+    """Its status in the candidate."""
+
+    def to_dict(self) -> JsonObject:
+        """Return the flip as a JSON object."""
+        return {"case_id": self.case_id, "baseline": self.baseline, "candidate": self.candidate}
+
+
+@dataclass(frozen=True, slots=True)
+class Delta:
+    """The accuracy change of one group (category or tool) over the paired cases."""
+
+    key: str
+    """The group's name."""
+    baseline: Rate | None
+    """Baseline accuracy in the group (None: the group has no case in the baseline)."""
+    candidate: Rate | None
+    """Candidate accuracy in the group (None: no case in the candidate)."""
+    delta: float | None
+    """candidate - baseline as a fraction (None when one side is missing)."""
+
+    @property
+    def baseline_n(self) -> int:
+        """Paired cases the baseline counts in the group (0 when it has none)."""
+        return self.baseline.n if self.baseline else 0
+
+    @property
+    def candidate_n(self) -> int:
+        """Paired cases the candidate counts in the group.
+
+        It differs from `baseline_n` when the runs' suites file a case differently.
+        """
+        return self.candidate.n if self.candidate else 0
+
+    def to_dict(self) -> JsonObject:
+        """Return the row as a JSON object."""
+        return {
+            "key": self.key,
+            "baseline": self.baseline.to_dict() if self.baseline else None,
+            "candidate": self.candidate.to_dict() if self.candidate else None,
+            "delta": self.delta,
+            "baseline_n": self.baseline_n,
+            "candidate_n": self.candidate_n,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TurnDelta:
+    """The accuracy change of one turn position between the runs."""
+
+    index: int
+    """The turn's position, from 0."""
+    baseline: Rate | None
+    """Baseline accuracy of the turn (None: no paired conversation has it there)."""
+    candidate: Rate | None
+    """Candidate accuracy of the turn."""
+    delta: float | None
+    """candidate - baseline as a fraction (None when one side is missing)."""
+
+    def to_dict(self) -> JsonObject:
+        """Return the row as a JSON object."""
+        return {
+            "index": self.index,
+            "baseline": self.baseline.to_dict() if self.baseline else None,
+            "candidate": self.candidate.to_dict() if self.candidate else None,
+            "delta": self.delta,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ModeGap:
+    """On-policy against teacher-forced accuracy: how much errors compound."""
+
+    on_policy: Rate
+    """Accuracy of the on-policy run over the paired conversations."""
+    teacher_forced: Rate
+    """Accuracy of the teacher-forced run over the same conversations."""
+    gap: float
+    """teacher_forced - on_policy, a fraction (0.2 = 20 points lost to compounding)."""
+    on_policy_side: str
+    """Which run was on-policy: `baseline` or `candidate`."""
+
+    def to_dict(self) -> JsonObject:
+        """Return the gap as a JSON object."""
+        return {
+            "on_policy": self.on_policy.to_dict(),
+            "teacher_forced": self.teacher_forced.to_dict(),
+            "gap": self.gap,
+            "on_policy_side": self.on_policy_side,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationComparison:
+    """The conversations section of a `Comparison`: the paired conversations alone."""
+
+    shared: int
+    """Conversations scored in both runs (the pairs)."""
+    baseline_accuracy: Rate
+    """Baseline accuracy over the paired conversations."""
+    candidate_accuracy: Rate
+    """Candidate accuracy over the paired conversations."""
+    delta: float
+    """candidate - baseline accuracy, a fraction."""
+    p_value: float
+    """McNemar's exact two-sided p-value over the paired conversations."""
+    baseline_progress: float
+    """Baseline mean progress over the paired conversations' scored tries."""
+    candidate_progress: float
+    """Candidate mean progress, likewise."""
+    per_turn: tuple[TurnDelta, ...]
+    """Accuracy change per turn position, from turn 0."""
+    baseline_modes: tuple[ConversationMode, ...]
+    """Modes of the baseline's conversations."""
+    candidate_modes: tuple[ConversationMode, ...]
+    """Modes of the candidate's conversations."""
+    mode_gap: ModeGap | None
+    """Error compounding, when the runs differ only in mode (else None)."""
+
+    def to_dict(self) -> JsonObject:
+        """Return the comparison as a JSON object."""
+        return {
+            "shared": self.shared,
+            "baseline_accuracy": self.baseline_accuracy.to_dict(),
+            "candidate_accuracy": self.candidate_accuracy.to_dict(),
+            "delta": self.delta,
+            "p_value": self.p_value,
+            "baseline_progress": self.baseline_progress,
+            "candidate_progress": self.candidate_progress,
+            "per_turn": [row.to_dict() for row in self.per_turn],
+            "baseline_modes": list(self.baseline_modes),
+            "candidate_modes": list(self.candidate_modes),
+            "mode_gap": self.mode_gap.to_dict() if self.mode_gap else None,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """A candidate run against a baseline run, with a verdict."""
+
+    baseline_id: str
+    """Baseline run id."""
+    candidate_id: str
+    """Candidate run id."""
+    baseline_label: str
+    """How to name the baseline (its first tag, else its model)."""
+    candidate_label: str
+    """How to name the candidate."""
+    shared_cases: int
+    """Cases scored in both runs (the pairs)."""
+    suite_hash_differs: bool
+    """The runs used different suite contents."""
+    baseline_accuracy: Rate
+    """Baseline accuracy over the pairs."""
+    candidate_accuracy: Rate
+    """Candidate accuracy over the pairs."""
+    delta: float
+    """candidate - baseline accuracy, a fraction (0.02 = 2 points)."""
+    delta_interval: Interval
+    """Newcombe's paired 95% interval of the delta."""
+    fixed: tuple[Flip, ...]
+    """Cases failed in the baseline, correct in the candidate."""
+    broken: tuple[Flip, ...]
+    """Cases correct in the baseline, failed in the candidate."""
+    p_value: float
+    """McNemar's exact two-sided p-value over the pairs."""
+    verdict: Change
+    """`regression`, `improvement` or `within acceptable variance`."""
+    threshold: float
+    """The threshold, in percentage points."""
+    alpha: float
+    """The significance level."""
+    by_category: tuple[Delta, ...]
+    """Accuracy change per category."""
+    by_tool: tuple[Delta, ...]
+    """Accuracy change per tool of the cases' primary expectations (each case is filed
+    under the same tools in both runs, whichever alternative it matched)."""
+    baseline_suite_hash: str = ""
+    """The baseline's suite hash."""
+    candidate_suite_hash: str = ""
+    """The candidate's suite hash."""
+    conversations: ConversationComparison | None = None
+    """The conversations section: the paired conversations' own figures (None when no
+    paired case is a conversation in both runs)."""
+
+    @property
+    def is_regression(self) -> bool:
+        """True when the verdict is `regression`."""
+        return self.verdict == "regression"
+
+    def to_dict(self) -> JsonObject:
+        """Return the comparison as a JSON object."""
+        data: JsonObject = {
+            "baseline_id": self.baseline_id,
+            "candidate_id": self.candidate_id,
+            "baseline_label": self.baseline_label,
+            "candidate_label": self.candidate_label,
+            "shared_cases": self.shared_cases,
+            "suite_hash_differs": self.suite_hash_differs,
+            "baseline_suite_hash": self.baseline_suite_hash,
+            "candidate_suite_hash": self.candidate_suite_hash,
+            "baseline_accuracy": self.baseline_accuracy.to_dict(),
+            "candidate_accuracy": self.candidate_accuracy.to_dict(),
+            "delta": self.delta,
+            "delta_interval": self.delta_interval.to_dict(),
+            "fixed": [f.to_dict() for f in self.fixed],
+            "broken": [f.to_dict() for f in self.broken],
+            "p_value": self.p_value,
+            "verdict": self.verdict,
+            "threshold": self.threshold,
+            "alpha": self.alpha,
+            "by_category": [d.to_dict() for d in self.by_category],
+            "by_tool": [d.to_dict() for d in self.by_tool],
+        }
+        # An optional section: a comparison without paired conversations has no such key.
+        if self.conversations is not None:
+            data["conversations"] = self.conversations.to_dict()
+        return data

@@ -1,0 +1,58 @@
+"""Run metrics: pure functions from a `RunResult` to numbers with intervals.
+
+`compute_metrics(run)` is the one computation; its `RunMetrics` holds every number, and
+a run with conversations adds their section (`RunMetrics.conversations`). Definitions
+(docs/metrics.md has the long form):
+
+- **Scored** results are those whose status is not `timeout` or `error`: a model that
+  never answered gives no evidence about its tool calling. They are counted and shown,
+  never scored.
+- **Accuracy** = correct / scored, with a 95% Wilson interval.
+- **Mean score** = mean rubric score over scored results, with a seeded percentile
+  bootstrap interval (the same run and seed always give the same interval).
+- **Call-level precision / recall / F1** pool every scored result: precision = correct
+  calls / actual calls, recall = correct calls / expected calls.
+- **Breakdowns** by category, tool, difficulty and tag, over scored results. A result
+  counts once for each distinct tool of its case's **primary** expectation, whichever
+  alternative it matched, so a case always counts for the same tools; results where no
+  call was expected form the row `(no call)`.
+- **Repeats** (a case run k times): with k > 1, per-case consistency and pass^k.
+  With repeats, accuracy counts every repetition as a trial.
+- **Latency** p50/p95 over the results that have one.
+- **Conversations** (only when the run has some): their counts and accuracy, progress,
+  per-turn accuracy, trajectory P/R/F1, steps and calls, first-failure causes, modes,
+  and pass^k with bootstrap intervals that resample whole conversations.
+
+The package is split by responsibility: `_rates` (counts, rates, breakdowns, call-level
+P/R/F1), `_repeats` (consistency, pass^k and its intervals), `_conversations` (the
+conversations section) and `_run` (`RunMetrics`, `compute_metrics`).
+"""
+
+from toolgrade.metrics._conversations import (
+    ConversationMetrics,
+    TurnAccuracy,
+    modes_present,
+    per_turn_accuracy,
+)
+from toolgrade.metrics._rates import NO_CALL_KEY, NO_VALUE_KEY, Breakdown, case_tools
+from toolgrade.metrics._repeats import CaseConsistency, PassHatK, pass_hat_k
+from toolgrade.metrics._run import RunMetrics, compute_metrics
+from toolgrade.stats import Rate, rate_of
+
+__all__ = [
+    "Breakdown",
+    "CaseConsistency",
+    "ConversationMetrics",
+    "NO_CALL_KEY",
+    "NO_VALUE_KEY",
+    "PassHatK",
+    "Rate",
+    "RunMetrics",
+    "TurnAccuracy",
+    "case_tools",
+    "compute_metrics",
+    "modes_present",
+    "pass_hat_k",
+    "per_turn_accuracy",
+    "rate_of",
+]

@@ -26,9 +26,9 @@ from pathlib import Path
 
 sys.path.insert(0, {tests!r})
 from runner import loopy
-import toolgrade.runner._case as case_module
+import toolgrade.runner._reading as reading
 
-case_module.extract_calls = loopy.Spinner(Path(sys.argv[1]))
+reading.extract_calls = loopy.Spinner(Path(sys.argv[1]))
 from toolgrade.cli import main
 
 sys.argv = ["toolgrade", *sys.argv[2:]]

@@ -15,7 +15,7 @@ import pytest
 
 from toolgrade import Case, Status, Suite, ToolSpec, extract_calls
 from toolgrade.backends import NameMap
-from toolgrade.runner._case import judge_output
+from toolgrade.runner._verdicts import judge_output
 
 READ_FILE = ToolSpec(
     name="read_file",

@@ -85,6 +85,6 @@ class Spinner:
 
 def patch_extractor(patch: Callable[[Any, str, Any], None], spinner: Spinner) -> None:
     """Make the runner (and rescoring) extract with `spinner` (`patch` is setattr-like)."""
-    import toolgrade.runner._case as case_module
+    import toolgrade.runner._reading as reading
 
-    patch(case_module, "extract_calls", spinner)
+    patch(reading, "extract_calls", spinner)

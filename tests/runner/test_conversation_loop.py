@@ -1,4 +1,4 @@
-"""The conversation loop: steps, turns, faults, limits, timeouts, modes, teacher forcing."""
+"""The run loop: steps, turns, faults, limits, timeouts, modes, teacher forcing, single cases."""
 
 from __future__ import annotations
 
@@ -20,9 +20,9 @@ from runner.convscript import (
 )
 from toolgrade.backends._wire import openai_messages
 from toolgrade.results import CaseResult, Status
-from toolgrade.runner._case import CaseOutcome
-from toolgrade.runner._conversation import ConversationRunner
-from toolgrade.suite import Suite
+from toolgrade.runner._loop import Runner
+from toolgrade.runner._verdicts import CaseOutcome
+from toolgrade.suite import AnyCase, Case, Suite
 
 
 def _run(
@@ -32,8 +32,9 @@ def _run(
     forced: bool = False,
     timeout: float = 5.0,
     repeat: int = 0,
+    case: AnyCase | None = None,
 ) -> CaseOutcome:
-    runner = ConversationRunner(
+    runner = Runner(
         suite=s,
         backend=model,
         timeout=timeout,
@@ -41,7 +42,7 @@ def _run(
         profile="default",
         teacher_forcing=forced,
     )
-    return asyncio.run(runner.run(s.conversations[0], repeat))
+    return asyncio.run(runner.run(case or s.conversations[0], repeat))
 
 
 def _record(result: CaseResult) -> Any:
@@ -271,3 +272,35 @@ def test_loop_agent_trajectory_takes_the_turn_from_messages() -> None:
     assert record.turns[0].passed and record.turns[0].reply == "It says A."
     assert [c.name for c in record.turns[0].calls] == ["read_file"]
     assert not record.turns[1].passed
+
+
+def _single_case_suite() -> Suite:
+    read = {"name": "read_file", "arguments": {"path": "a.txt"}}
+    single = {"id": "s1", "prompt": "s1: read a.txt", "expected": read, "system": "Be brief."}
+    return suite(conversation(), single)
+
+
+def test_loop_single_case_is_one_turn_of_one_reply() -> None:
+    s = _single_case_suite()
+    case = next(c for c in s.cases if isinstance(c, Case))
+    # A reply with a call: nothing executes it, the turn (and the case) ends there.
+    model = ScriptedModel({("s1", 0, 0): call("read_file", path="a.txt")})
+    outcome = _run(s, model, case=case, repeat=2)
+    result = outcome.result
+    assert result.status is Status.CORRECT and result.conversation is None
+    assert [(r.turn, r.step, r.repeat) for r in model.requests] == [(0, 0, 2)]
+    assert [m["role"] for m in model.requests[0].messages] == ["system", "user"]
+    assert result.raw_response == call("read_file", path="a.txt")
+    assert result.latency_ms == pytest.approx(10.0) and result.repeat == 2
+    assert outcome.reply is not None and not outcome.unreachable
+
+
+def test_loop_single_case_failed_request_is_unscored() -> None:
+    s = _single_case_suite()
+    case = next(c for c in s.cases if isinstance(c, Case))
+    timed_out = _run(s, ScriptedModel({("s1", 0, 0): HANG}), case=case, timeout=0.2).result
+    assert timed_out.status is Status.TIMEOUT and timed_out.raw_response is None
+    assert "no answer within 0.2 s" in (timed_out.error or "")
+    errored = _run(s, ScriptedModel({}), case=case).result  # a reply that is an error
+    assert errored.status is Status.ERROR and errored.error == "no script"
+    assert errored.latency_ms is not None  # no latency told: the runner's own clock

@@ -103,9 +103,9 @@ def test_looping_extraction_becomes_an_error_and_the_run_goes_on(
 
 
 def test_looping_judge_becomes_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import toolgrade.runner._case as case_module
+    import toolgrade.runner._verdicts as verdicts
 
-    real = case_module.judge
+    real = verdicts.judge
     stopped = threading.Event()
 
     def judge(case, extraction, **kwargs):  # type: ignore[no-untyped-def]
@@ -113,7 +113,7 @@ def test_looping_judge_becomes_an_error(tmp_path: Path, monkeypatch: pytest.Monk
             _spin(loopy.SPIN_LIMIT, stopped)
         return real(case, extraction, **kwargs)
 
-    monkeypatch.setattr(case_module, "judge", judge)
+    monkeypatch.setattr(verdicts, "judge", judge)
     run, elapsed = _replay_run(tmp_path, timeout=0.4, looping=())
     assert elapsed < 5.0
     assert [r.status for r in run.results] == ["correct", "error", "correct", "correct"]

@@ -12,9 +12,8 @@ from toolgrade._core.json_data import JsonObject
 from toolgrade.backends import Backend, create_backend
 from toolgrade.errors import BackendUnreachable, ConfigError
 from toolgrade.results import CaseResult, RunResult
-from toolgrade.runner._case import CaseRunner
-from toolgrade.runner._conversation import ConversationRunner
 from toolgrade.runner._core import Session, drive, manifest_for, new_header, used_endpoints
+from toolgrade.runner._loop import Runner
 from toolgrade.runner._options import RunOptions
 from toolgrade.runner._preflight import check_environments, check_profile, warmup_backend
 from toolgrade.runner._prepare import (
@@ -219,25 +218,17 @@ def _session(
     folder: RunFolder | None,
     progress: Progress,
 ) -> Session:
-    runner = CaseRunner(
+    runner = Runner(
         suite=suite,
         backend=backend,
         timeout=options.timeout,
         rubric=options.rubric,
         profile=options.profile,
+        teacher_forcing=options.teacher_forcing,
+        prompt_mode=options.mode == "prompt",
+        # Only conversations have environments to look up (a path on disk).
+        base_dir=(options.base_dir() or suite.source_dir) if suite.conversations else None,
     )
-    conversations = None
-    if suite.conversations:
-        conversations = ConversationRunner(
-            suite=suite,
-            backend=backend,
-            timeout=options.timeout,
-            rubric=options.rubric,
-            profile=options.profile,
-            teacher_forcing=options.teacher_forcing,
-            prompt_mode=options.mode == "prompt",
-            base_dir=options.base_dir() or suite.source_dir,
-        )
     return Session(
         header=header,
         cases=suite.cases,
@@ -245,7 +236,6 @@ def _session(
         options=options,
         folder=folder,
         progress=progress,
-        conversations=conversations,
     )
 
 

@@ -14,12 +14,11 @@ from toolgrade._health import timeout_advice, too_many_timeouts
 from toolgrade._version import __version__
 from toolgrade.backends import Backend, ChatReply, EndpointPool, RetryEvent, ServerInfo
 from toolgrade.results import CaseResult, RunResult, Status
-from toolgrade.runner._case import CaseOutcome, CaseRunner
-from toolgrade.runner._conversation import ConversationRunner
+from toolgrade.runner._loop import Runner
 from toolgrade.runner._options import RunOptions
 from toolgrade.runner._progress import Progress, notify
 from toolgrade.store import RunFolder, RunManifest, new_run_id, sort_results
-from toolgrade.suite import AnyCase, Case, Suite
+from toolgrade.suite import AnyCase, Suite
 
 __all__ = ["Session", "drive", "manifest_for", "new_header", "used_endpoints"]
 
@@ -61,16 +60,14 @@ class Session:
     """Settings and identity (results are kept separately until the end)."""
     cases: Sequence[AnyCase]
     """The selected cases and conversations, in order."""
-    runner: CaseRunner
-    """Runs one case."""
+    runner: Runner
+    """Runs one case (single or conversation)."""
     options: RunOptions
     """The run's options."""
     folder: RunFolder | None
     """Where results go (None: in memory only)."""
     progress: Progress
     """The progress display."""
-    conversations: ConversationRunner | None = None
-    """Runs one conversation (None: the suite has none)."""
     results: dict[tuple[str, int], CaseResult] = field(default_factory=dict)
     """Finished results by (case id, repetition)."""
     fingerprints: set[str] = field(default_factory=set)
@@ -150,13 +147,7 @@ class Session:
                 "debug", "case_start", f"{case.id} started", case_id=case.id, repeat=repeat
             )
         on_retry = partial(self._log_retry, case.id, repeat)
-        outcome: CaseOutcome
-        if isinstance(case, Case):
-            outcome = await self.runner.run(case, repeat, on_retry=on_retry)
-        else:
-            if self.conversations is None:
-                raise RuntimeError("a conversation in a session without a conversation runner")
-            outcome = await self.conversations.run(case, repeat, on_retry=on_retry)
+        outcome = await self.runner.run(case, repeat, on_retry=on_retry)
         if outcome.unreachable:
             self._hold(outcome.result)
             return

@@ -1,6 +1,6 @@
 """Re-score a stored run from its raw outputs, without calling the model again.
 
-A conversation is judged again by running the conversation loop once more against its
+A conversation is judged again by running the run's loop once more against its
 recorded replies (every step's `raw_response`, in memory): the calls are extracted and
 executed in a fresh environment as they were in the run, then judged.
 """
@@ -22,10 +22,10 @@ from toolgrade.backends import NO_RECORDED_RESPONSE, ChatReply, ChatRequest, Nam
 from toolgrade.errors import InputError
 from toolgrade.judging import case_result
 from toolgrade.results import CaseResult, RunResult, Status, Verdict
-from toolgrade.runner._case import judge_output, overrun_message
-from toolgrade.runner._conversation import ConversationRunner
+from toolgrade.runner._loop import Runner
 from toolgrade.runner._sameness import matches_run
 from toolgrade.runner._signals import run_main
+from toolgrade.runner._verdicts import judge_output, overrun_message
 from toolgrade.suite import Case, Conversation, Rubric, Suite
 
 __all__ = ["rescore_run"]
@@ -222,7 +222,7 @@ async def rerun_conversations(
                 steps[result.case_id, result.repeat, turn.index, index] = step
     backend = _RecordedReplies(steps)
     runners = {
-        forced: ConversationRunner(
+        forced: Runner(
             suite=suite,
             backend=backend,
             timeout=timeout,

@@ -11,7 +11,7 @@ they are a third of building it. `trusted_builder(cls)` returns a builder that s
 every model it builds shares one set of all field names, which no pydantic update of a
 model's fields set can change (it only ever adds field names, all already there).
 
-Frozen slotted dataclasses (a profile's `Verdict`) have the same cost in their
+Frozen slotted dataclasses (a judge's `Verdict`) have the same cost in their
 `__init__`, which sets each field through `object.__setattr__`: `slots_builder(cls)`
 sets the slots directly.
 """
@@ -116,9 +116,11 @@ def slots_builder(cls: type[_D]) -> Callable[..., _D]:
     class that has one, or has no slots, the builder is `cls` itself).
 
     Examples:
-        >>> from toolgrade.results import Status, Verdict
+        >>> from toolgrade._core.verdict import Verdict
+        >>> from toolgrade._core.vocab import Status
         >>> build = slots_builder(Verdict)
-        >>> build(Status.CORRECT, 1.0, (), (), None, None) == Verdict(Status.CORRECT, 1.0)
+        >>> made = build(Status.CORRECT, 1.0, (), (), None, None, None, None, None, None)
+        >>> made == Verdict(Status.CORRECT, 1.0)
         True
     """
     names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]

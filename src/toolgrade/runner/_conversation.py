@@ -27,7 +27,6 @@ from toolgrade.backends import Backend, ChatReply, ChatRequest, NameMap, RetryEv
 from toolgrade.environments import EnvironmentFactory, ToolEnvironment, TurnRun, environment_factory
 from toolgrade.extract import steps_from_messages, turn_start
 from toolgrade.judging import (
-    ConversationVerdict,
     FaultCounter,
     ReferenceReplay,
     ReferenceStates,
@@ -38,7 +37,7 @@ from toolgrade.judging import (
     replay_reference,
     tool_message,
 )
-from toolgrade.results import CaseResult, Status
+from toolgrade.results import CaseResult, Status, Verdict
 from toolgrade.runner._case import CaseOutcome, RequestFailure, ask, extract_renamed
 from toolgrade.runner._steps import (
     broken_turn,
@@ -353,7 +352,7 @@ class ConversationRunner:
         rubric = self.rubric
         environment = live.environment if live is not None else None
 
-        def judged() -> ConversationVerdict:
+        def judged() -> Verdict:
             return judge_conversation(
                 self.suite,
                 conversation,

@@ -26,8 +26,8 @@ from toolgrade.environments import (
     ToolEnvironment,
     TurnRun,
 )
-from toolgrade.judging import ConversationVerdict, FaultCounter
-from toolgrade.results import Status
+from toolgrade.judging import FaultCounter
+from toolgrade.results import Status, Verdict
 from toolgrade.suite import Conversation, ToolSpec
 
 __all__ = [
@@ -58,15 +58,13 @@ def broken_turn(conversation: Conversation, message: str, *, index: int = 0) -> 
     return TurnRun(index=index, user=user, steps=(), reply=None, error=message)
 
 
-def unjudged(
-    conversation: Conversation, mode: ConversationMode, message: str
-) -> ConversationVerdict:
+def unjudged(conversation: Conversation, mode: ConversationMode, message: str) -> Verdict:
     record = ConversationRecord(
         mode=mode,
         total_turns=len(conversation.turns),
-        first_failure=FirstFailure(cause="error", message=message),
+        first_failure=FirstFailure(cause=Status.ERROR, message=message),
     )
-    return ConversationVerdict(Status.ERROR, 0.0, record)
+    return Verdict.not_scored(Status.ERROR, message, record=record)
 
 
 def reply_text(raw: JsonValue) -> str:

@@ -125,7 +125,7 @@ def judge(
 
 def judge_calls(
     expectation: Case | Turn,
-    actual: Extraction | Sequence[ToolCall],
+    actual: Extraction | tuple[ToolCall, ...],
     case_id: str,
     tools: Sequence[ToolSpec] | None,
     rubric: Rubric,
@@ -141,7 +141,7 @@ def judge_calls(
 
     Args:
         expectation: the case, or the turn (which states calls).
-        actual: the extraction of the model's output, or its calls.
+        actual: the extraction of the model's output, or its calls (a tuple).
         case_id: the case's (or the conversation's) id, for errors.
         tools: the tools offered; None accepts any tool name, without schemas.
         rubric: the rubric (already chosen).
@@ -149,7 +149,7 @@ def judge_calls(
         profile: the matching rules: `default`, `bfcl`, or a registered profile.
         defaults: the suite's defaults (order, `trim_strings`).
         as_case: for a turn under a profile other than `default`: the case the profile
-            judges (a profile judges cases).
+            judges (a profile judges cases); None: the expectation is that case.
 
     Returns:
         The verdict; a profile that builds its own result gives that `CaseResult`.
@@ -159,7 +159,6 @@ def judge_calls(
         SuiteError: the expectation holds a malformed matcher, or a tool's schema is invalid.
     """
     if profile == _DEFAULT_PROFILE:
-        calls: Sequence[ToolCall]
         if isinstance(actual, Extraction):
             calls, parse_failed = actual.calls, bool(actual.errors)
         else:
@@ -175,10 +174,10 @@ def judge_calls(
             parse_failed=parse_failed,
         )
     fn = _RESOLVED.get(profile) or _profile(profile)
-    if isinstance(expectation, Case):
-        case = expectation
-    elif as_case is not None:
+    if as_case is not None:
         case = as_case()
+    elif isinstance(expectation, Case):
+        case = expectation
     else:
         raise ValueError(f"the {profile!r} profile judges cases: give `as_case` for a turn")
     return fn(case, actual, tools=tools, rubric=rubric, strict=strict)

@@ -3,9 +3,8 @@
 The judge (`toolgrade.judging._judge`) asks `CallJudge` for a `Verdict` on the primary
 expectation and on each alternative: its status, its score, its pairs (each a
 `PairResult` with its credit under the rubric) and its closeness, which breaks ties
-between alternatives. Work that depends only on an actual call (its
-schema coercion and validation) is done once per call, however many expectations
-and pairs it takes part in.
+between alternatives. Work that depends only on an actual call (its schema coercion and
+validation) is done once per call, however many expectations and pairs it takes part in.
 """
 
 from __future__ import annotations

@@ -113,10 +113,13 @@ def judge(
     chosen = rubric or case.rubric or (defaults.rubric if defaults else None) or "partial"
     if chosen not in _KNOWN_RUBRICS:
         raise ConfigError(f"unknown rubric {chosen!r} (known: {', '.join(_RUBRICS)})")
-    extraction = actual if isinstance(actual, Extraction) else None
-    calls = extraction.calls if extraction is not None else as_calls(actual, side="actual")
+    given: Extraction | tuple[ToolCall, ...]
+    if isinstance(actual, Extraction):
+        extraction, calls, given = actual, actual.calls, actual
+    else:
+        extraction, calls = None, as_calls(actual, side="actual")
+        given = calls
     # Positional: `judge` is on the hot path, and keywords cost a lookup each.
-    given = calls if extraction is None else extraction
     decided = judge_calls(case, given, case.id, tools, chosen, strict, profile, defaults)
     if not isinstance(decided, Verdict):
         return decided  # a profile that builds its own result

@@ -13,13 +13,16 @@ model's fields set can change (it only ever adds field names, all already there)
 
 Frozen slotted dataclasses (a judge's `Verdict`) have the same cost in their
 `__init__`, which sets each field through `object.__setattr__`: `slots_builder(cls)`
-sets the slots directly.
+sets the slots directly, by their descriptors, in a loop that runs in C.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterable
+from itertools import repeat
+from operator import call
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -128,12 +131,19 @@ def slots_builder(cls: type[_D]) -> Callable[..., _D]:
     if hasattr(cls, "__post_init__") or tuple(slots) != tuple(names):
         return cls
     setters = tuple(cls.__dict__[name].__set__ for name in names)
+    count = len(setters)
     new: Any = object.__new__
 
     def build(*values: object) -> _D:
+        if len(values) != count:
+            raise TypeError(f"{cls.__name__} has {count} fields, {len(values)} values given")
         made: _D = new(cls)
-        for set_slot, value in zip(setters, values, strict=True):
-            set_slot(made, value)
+        # Each slot set by its setter, `setter(made, value)`, in one loop that runs in C.
+        _consume(map(call, setters, repeat(made), values))
         return made
 
     return build
+
+
+_consume: Callable[[Iterable[object]], None] = deque[object](maxlen=0).extend
+"""Exhausts an iterator, keeping nothing."""

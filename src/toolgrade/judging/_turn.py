@@ -13,7 +13,6 @@ its cause is the first that applies of: `timeout`/`error`, `parse_error`,
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from functools import partial
 from typing import get_args
 
@@ -65,7 +64,8 @@ def judge_turn(
         else None
     )
     problem = reply_problem(turn, run.reply, suite.defaults) if turn.reply is not None else None
-    cause, message = _cause(run, calls, problems, judged, problem, forbidden=forbidden)
+    expected = () if judged is None else _expected(judged, turn)
+    cause, message = _cause(run, calls, expected, problems, judged, problem, forbidden=forbidden)
     return TurnResult(
         index=run.index,
         user=run.user,
@@ -75,7 +75,7 @@ def judge_turn(
         checked=turn.states_anything,
         cause=cause,
         message=message,
-        expected=() if judged is None else judged.expected or (),
+        expected=expected,
         pairs=() if judged is None else tuple(_without_credit(p) for p in judged.pairs),
         forced=run.forced,
     )
@@ -89,10 +89,7 @@ def _judge_calls(
     problems: tuple[ExtractionProblem, ...],
     profile: str,
 ) -> Verdict:
-    """The turn's calls judged against what it states (under the partial rubric).
-
-    The verdict's `expected` is the expectation judged against (the best alternative).
-    """
+    """The turn's calls judged against what it states (under the partial rubric)."""
     turn = conversation.turns[run.index]
     actual: Extraction | tuple[ToolCall, ...] = calls
     if problems:
@@ -108,10 +105,12 @@ def _judge_calls(
         defaults=suite.defaults,
         as_case=partial(_turn_case, conversation, turn),
     )
-    verdict = decided if isinstance(decided, Verdict) else _verdict_of(decided)
-    if verdict.expected is None:  # the turn's own expectation
-        verdict = replace(verdict, expected=turn.expected or ())
-    return verdict
+    return decided if isinstance(decided, Verdict) else _verdict_of(decided)
+
+
+def _expected(verdict: Verdict, turn: Turn) -> tuple[ToolCall, ...]:
+    """The expectation the turn was judged against (the best alternative)."""
+    return (turn.expected or ()) if verdict.expected is None else verdict.expected
 
 
 def _turn_case(conversation: Conversation, turn: Turn) -> Case:
@@ -199,6 +198,7 @@ def _quoted(value: JsonValue) -> str:
 def _cause(
     run: TurnRun,
     calls: tuple[ToolCall, ...],
+    expected: tuple[ToolCall, ...],
     problems: tuple[ExtractionProblem, ...],
     judged: Verdict | None,
     reply: str | None,
@@ -230,7 +230,7 @@ def _cause(
     if calls_failed and judged is not None:
         status = judged.status
         cause = Status.UNEXPECTED_CALL if status == Status.EXTRA_CALLS else status
-        return cause, _calls_message(judged, calls)
+        return cause, _calls_message(judged, calls, expected)
     return Status.REPLY_MISMATCH, reply
 
 
@@ -248,10 +248,11 @@ def _uncovered(run: TurnRun, calls: tuple[ToolCall, ...], judged: Verdict) -> Ex
     return next((x for x in exchanges if x.outcome == "uncovered" and x.call in wrong), None)
 
 
-def _calls_message(judged: Verdict, calls: tuple[ToolCall, ...]) -> str:
+def _calls_message(
+    judged: Verdict, calls: tuple[ToolCall, ...], expected: tuple[ToolCall, ...]
+) -> str:
     """What was wrong with the turn's calls (not a malformed call), in one line."""
     status = judged.status
-    expected = judged.expected or ()
     if status == Status.UNEXPECTED_CALL:
         return f"no call expected, got {describe_call(calls[0])}"
     if status == Status.EXTRA_CALLS:

@@ -26,6 +26,7 @@ REQUIRED = {
     "ServerInfo",
     "TextFormat",
     "ToolCall",
+    "Verdict",
     "register_backend",
     "register_profile",
 }

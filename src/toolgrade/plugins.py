@@ -3,12 +3,12 @@
 `toolgrade` is the tier for users; this module is the second public tier, for code that
 extends toolgrade: a backend for another model server (`register_backend`), a reader of
 the calls a model wrote (`register_format`), a report format (`register_report`), a
-matching profile (`register_profile`), or a matcher (`register_matcher`). Each is one
-module and one registration: a call to the `register_*` function, or, from an installed
-package, one entry point in the group `toolgrade.backends`, `toolgrade.formats`,
-`toolgrade.reports`, `toolgrade.profiles` or `toolgrade.matchers` (read on first use;
-see docs/extending.md). Names here follow the same rules as the top level: sorted,
-tested, and renamed only behind a deprecation.
+matching profile (`register_profile`, returning a `Verdict`), or a matcher
+(`register_matcher`). Each is one module and one registration: a call to the
+`register_*` function, or, from an installed package, one entry point in the group
+`toolgrade.backends`, `toolgrade.formats`, `toolgrade.reports`, `toolgrade.profiles` or
+`toolgrade.matchers` (read on first use; see docs/extending.md). Names here follow the
+same rules as the top level: sorted, tested, and renamed only behind a deprecation.
 
 Examples:
     A backend that answers every case with the same text:
@@ -32,7 +32,8 @@ Examples:
 
 from __future__ import annotations
 
-from toolgrade._core.vocab import ToolCall
+from toolgrade._core.verdict import Verdict
+from toolgrade._core.vocab import PairResult, Status, ToolCall
 from toolgrade.backends import (
     Backend,
     BackendFactory,
@@ -69,14 +70,17 @@ __all__ = [
     "MatchContext",
     "Matcher",
     "MatcherSpec",
+    "PairResult",
     "ParseFn",
     "PlacedFormat",
     "ReportInput",
     "ReportWriter",
     "ServerInfo",
+    "Status",
     "StructuredFormat",
     "TextFormat",
     "ToolCall",
+    "Verdict",
     "register_backend",
     "register_format",
     "register_matcher",

@@ -1,64 +1,26 @@
 """Results of judging: one case (`CaseResult`) and one run (`RunResult`).
 
 These are what the runner writes (one `CaseResult` per line of `results.jsonl`), what
-the store keeps, and what metrics and reports read. `Status` is declared in
-`toolgrade._core.vocab` (the bottom layer) and re-exported from here.
+the store keeps, and what metrics and reports read. `Status` and `PairResult` are
+declared in `toolgrade._core.vocab` (the bottom layer), `Verdict` (what every judge
+returns) in `toolgrade._core.verdict`; all three are re-exported from here.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
 from toolgrade._core.json_data import JsonObject, JsonValue
-from toolgrade._core.transcript import ConversationRecord, drop_empty_endpoints
-from toolgrade._core.vocab import Mismatch, PairKind, Rubric, Status, ToolCall
+from toolgrade._core.transcript import ConversationRecord, drop_empty_keys
+from toolgrade._core.verdict import Verdict
+from toolgrade._core.vocab import Mismatch, PairResult, Rubric, Status, ToolCall
 
 __all__ = ["CaseResult", "ConversationRecord", "PairResult", "RunResult", "Status", "Verdict"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
-
-
-class PairResult(BaseModel):
-    """How one expected call and one actual call were paired and judged."""
-
-    model_config = _FROZEN
-
-    expected_index: int | None
-    """Index into the expected calls; None for an extra actual call."""
-    actual_index: int | None
-    """Index into the actual calls; None for a missed expected call."""
-    verdict: PairKind
-    """The verdict on this pair."""
-    credit: float
-    """The pair's credit under the rubric (0 to 1)."""
-    details: tuple[Mismatch, ...] = ()
-    """The argument differences of this pair (for `wrong_args`)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Verdict:
-    """A judge profile's verdict on one case; `judge` makes it a `CaseResult`.
-
-    The profile decides; the case's labels, the calls, the rubric and the extraction's
-    format are added by `toolgrade.judging._judge.case_result`, the one place results are built.
-    """
-
-    status: Status
-    """The verdict."""
-    score: float
-    """The score under the rubric, 0 to 1 (0 for unscored statuses)."""
-    pairs: tuple[PairResult, ...] = ()
-    """The pairing of expected and actual calls."""
-    details: tuple[Mismatch, ...] = ()
-    """Every argument difference, with its JSON path and reason."""
-    expected: tuple[ToolCall, ...] | None = None
-    """The expectation judged against (the best alternative); None: the case's own."""
-    alternative: int | None = None
-    """Which alternative that is (None: the primary expectation)."""
 
 
 class CaseResult(BaseModel):
@@ -129,7 +91,7 @@ class CaseResult(BaseModel):
                 del data["endpoint"]
             record = data.get("conversation")
             if record is not None:
-                drop_empty_endpoints(record)
+                drop_empty_keys(record)
             elif "conversation" in data:
                 del data["conversation"]
         return data

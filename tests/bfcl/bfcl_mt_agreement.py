@@ -22,8 +22,8 @@ from toolgrade._core.transcript import Step
 from toolgrade._core.vocab import ToolCall
 from toolgrade.bfcl._data import MultiTurnCategory, open_bfcl_data
 from toolgrade.bfcl._mt_checker import (
+    MultiTurnCheck,
     MultiTurnEntry,
-    MultiTurnVerdict,
     check_multi_turn,
     entry_from_conversation,
 )
@@ -31,7 +31,7 @@ from toolgrade.bfcl._mt_import import build_multi_turn_suite
 from toolgrade.environments import TurnRun
 from toolgrade.extract import extract_calls
 from toolgrade.judging import judge_conversation
-from toolgrade.judging._conversation import ConversationVerdict
+from toolgrade.results import Verdict
 from toolgrade.suite import Conversation, Suite
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "bfcl" / "multi_turn_corpus.jsonl.gz"
@@ -122,7 +122,7 @@ def runs_for(conversation: Conversation, item: Item) -> list[TurnRun] | None:
     return runs
 
 
-def judge_item(item: Item, profile: str) -> ConversationVerdict | MultiTurnVerdict:
+def judge_item(item: Item, profile: str) -> Verdict | MultiTurnCheck:
     """toolgrade's verdict: `judge_conversation`, or the checker for unrecordable results."""
     conversation = conversations()[item.id]
     runs = runs_for(conversation, item)
@@ -140,15 +140,15 @@ def judge_item(item: Item, profile: str) -> ConversationVerdict | MultiTurnVerdi
     )
 
 
-def passed(verdict: ConversationVerdict | MultiTurnVerdict) -> bool:
-    if isinstance(verdict, MultiTurnVerdict):
+def passed(verdict: Verdict | MultiTurnCheck) -> bool:
+    if isinstance(verdict, MultiTurnCheck):
         return verdict.valid
     return verdict.status.value == "correct"
 
 
-def error_type(verdict: ConversationVerdict | MultiTurnVerdict) -> str:
+def error_type(verdict: Verdict | MultiTurnCheck) -> str:
     """BFCL's error type as toolgrade reports it (`first_failure.message` starts with it)."""
-    if isinstance(verdict, MultiTurnVerdict):
+    if isinstance(verdict, MultiTurnCheck):
         return verdict.error_type or ""
     first = verdict.record.first_failure
     if first is None:

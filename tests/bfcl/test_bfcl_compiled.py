@@ -2,7 +2,7 @@
 
 `check_calls` is BFCL's checker ported rule for rule, on plain docs and answers; the
 profile compiles it once per case (`toolgrade.bfcl._compiled`). Both must give the same
-`Verdict` (valid, error type, message, parameter, pairs) on every call list: the whole
+`BfclCheck` (valid, error type, message, parameter, pairs) on every call list: the whole
 agreement corpus, and every argument of every corpus entry's ground truth replaced by
 values of other types, other spellings, other list items and other source texts.
 """
@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toolgrade.bfcl._answer import prepare_answer
-from toolgrade.bfcl._checker import Verdict, check_calls
+from toolgrade.bfcl._checker import BfclCheck, check_calls
 from toolgrade.bfcl._codec import decode_answer, function_from_schema
 from toolgrade.bfcl._data import BfclCategory, BfclEntry
 from toolgrade.bfcl._import import entry_to_case
@@ -29,12 +29,12 @@ from toolgrade.extract import extract_calls
 from toolgrade.suite import Case, ToolSpec
 
 
-def general_verdict(case: Case, tools: Sequence[ToolSpec], calls: Sequence[ToolCall]) -> Verdict:
+def general_verdict(case: Case, tools: Sequence[ToolSpec], calls: Sequence[ToolCall]) -> BfclCheck:
     """The profile's verdict the plain way: docs and answers rebuilt, `check_calls`."""
     language = language_of(case)
     functions = [function_from_schema(t.name, t.parameters, language) for t in tools]
 
-    def check(expected: Sequence[ToolCall]) -> Verdict:
+    def check(expected: Sequence[ToolCall]) -> BfclCheck:
         answers = [prepare_answer(c.name, decode_answer(c.arguments)) for c in expected]
         return check_calls(functions, answers, calls, language=language)
 

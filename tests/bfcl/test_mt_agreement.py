@@ -98,7 +98,7 @@ def test_mt_profile_verdict_carries_bfcl_failure() -> None:
         if i.bfcl_error == "multi_turn:instance_state_mismatch" and i.variant == "missing_call"
     )
     verdict = corpus.judge_item(item, "bfcl")
-    assert not isinstance(verdict, corpus.MultiTurnVerdict)
+    assert not isinstance(verdict, corpus.MultiTurnCheck)
     first = verdict.record.first_failure
     assert first is not None
     assert verdict.status.value == "state_mismatch" and verdict.score == 0.0
@@ -124,7 +124,7 @@ def test_mt_status_mapping_follows_error_types() -> None:
         if seen[item.bfcl_error] >= 3 or item.variant == "extra_turn":
             continue
         verdict = corpus.judge_item(item, "bfcl")
-        assert not isinstance(verdict, corpus.MultiTurnVerdict)
+        assert not isinstance(verdict, corpus.MultiTurnCheck)
         assert verdict.status.value == wanted[item.bfcl_error], item
         seen[item.bfcl_error] += 1
     assert set(seen) == set(wanted)

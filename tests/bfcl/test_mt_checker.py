@@ -13,8 +13,8 @@ from bfcl_mt_scenario import FILES
 
 from toolgrade._core.transcript import Step
 from toolgrade.bfcl._mt_checker import (
+    MultiTurnCheck,
     MultiTurnEntry,
-    MultiTurnVerdict,
     call_text,
     check_multi_turn,
     judge_bfcl_conversation,
@@ -208,7 +208,7 @@ def test_mt_execute_rewrites_method_names_inside_strings() -> None:
 
 
 def test_mt_check_valid_replay_in_both_modes() -> None:
-    assert check_multi_turn(ENTRY, GOOD, prompt_mode=False) == MultiTurnVerdict(True)
+    assert check_multi_turn(ENTRY, GOOD, prompt_mode=False) == MultiTurnCheck(True)
     text = [["[mkdir(dir_name='tmp')]", "ok"], [], ["[ls(), add(a=2, b=3)]"]]
     assert check_multi_turn(ENTRY, text, prompt_mode=True).valid
     # Native mode drops text: the same steps fail.
@@ -258,7 +258,7 @@ def test_mt_check_extra_calls_and_unchecked_turns() -> None:
 def test_mt_check_empty_turn() -> None:
     steps = [GOOD[0], [], ["Sorry.", [], None]]
     verdict = check_multi_turn(ENTRY, steps, prompt_mode=False)
-    assert verdict == MultiTurnVerdict(
+    assert verdict == MultiTurnCheck(
         False,
         "multi_turn:empty_turn_model_response",
         "Model response list is empty for turn 2",
@@ -377,4 +377,6 @@ def test_mt_hook_leaves_other_conversations_alone() -> None:
     assert judge_bfcl_conversation(other, conversation, [], prompt_mode=False) is None
     plain = conversation.model_copy(update={"reference": None})
     verdict = judge_bfcl_conversation(suite, plain, [], prompt_mode=False)
-    assert verdict is not None and verdict.error_type == "multi_turn:inference_error"
+    assert verdict is not None and verdict.status == "error" and verdict.record is not None
+    first = verdict.record.first_failure
+    assert first is not None and first.message.startswith("multi_turn:inference_error: ")

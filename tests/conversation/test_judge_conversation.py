@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import pytest
 
 from toolgrade._core.json_data import JsonValue
+from toolgrade._core.registry import Registry
 from toolgrade._core.transcript import Exchange, ExchangeOutcome, Step
-from toolgrade._core.vocab import Status, ToolCall
+from toolgrade._core.verdict import Verdict
+from toolgrade._core.vocab import PairResult, Status, ToolCall
 from toolgrade.environments._types import TurnRun
 from toolgrade.errors import SuiteError
-from toolgrade.judging._conversation import (
-    ConversationVerdict,
-    conversation_result,
-    judge_conversation,
-)
-from toolgrade.suite import Conversation, Suite, ToolSpec
+from toolgrade.judging import register_profile
+from toolgrade.judging._conversation import conversation_result, judge_conversation
+from toolgrade.results import CaseResult
+from toolgrade.suite import Case, Conversation, Suite, ToolSpec
 
 
 def _schema(**props: str) -> dict[str, Any]:
@@ -91,7 +92,7 @@ def _judge(
     initial: JsonValue = None,
     final: JsonValue = None,
     **options: Any,
-) -> ConversationVerdict:
+) -> Verdict:
     return judge_conversation(
         SUITE,
         conversation,
@@ -454,3 +455,82 @@ def test_conversation_result_error_and_primary_tools_without_reference() -> None
     assert result.primary_tools == ("read_file",)
     assert result.expected == ()
     assert (result.repeat, result.rubric) == (2, "binary")
+
+
+def _fresh_profiles(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An empty judge-profile registry for the test's duration."""
+    module = sys.modules["toolgrade.judging._profiles"]
+    monkeypatch.setattr(module, "PROFILES", Registry("judge profile", "toolgrade.profiles"))
+    monkeypatch.setattr(module, "_reads_any_name", set())
+
+
+def test_turn_under_a_plugin_profile_is_judged_as_a_validated_case(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _fresh_profiles(monkeypatch)
+    seen: list[Case] = []
+
+    def wrong_tool(case, actual, *, tools, rubric=None, strict=False):  # type: ignore[no-untyped-def]
+        seen.append(case)
+        pair = PairResult(expected_index=0, actual_index=0, verdict="wrong_tool", credit=0.0)
+        return Verdict(Status.WRONG_TOOL, 0.0, pairs=(pair,))
+
+    register_profile("spy", wrong_tool)
+    verdict = _judge(
+        _conversation(), [_run(0, _step(READ_A)), _run(1, reply="done")], profile="spy"
+    )
+    (case,) = seen
+    assert type(case) is Case and case.id == "conv-1" and case.prompt == "user 0"
+    assert case.expected == (READ_A,) and "expected" in case.model_fields_set
+    assert Case.model_validate(case.model_dump()) == case
+    turn = verdict.record.turns[0]  # type: ignore[union-attr]
+    assert turn.cause is Status.WRONG_TOOL and turn.message == "expected read_file, got read_file"
+    assert [(p.verdict, p.credit) for p in turn.pairs] == [("wrong_tool", None)]
+    assert turn.expected == (READ_A,)
+
+
+def test_turn_under_a_profile_giving_its_own_result(monkeypatch: pytest.MonkeyPatch) -> None:
+    _fresh_profiles(monkeypatch)
+
+    def missed(case, actual, *, tools, rubric=None, strict=False):  # type: ignore[no-untyped-def]
+        pair = PairResult(expected_index=0, actual_index=None, verdict="missed", credit=0.0)
+        return CaseResult(
+            case_id=case.id,
+            status=Status.MISSED_CALL,
+            score=0.0,
+            expected=case.expected,
+            pairs=(pair,),
+        )
+
+    register_profile("own", missed)
+    verdict = _judge(_conversation(), [_run(0), _run(1, reply="done")], profile="own")
+    turn = verdict.record.turns[0]  # type: ignore[union-attr]
+    assert turn.cause is Status.MISSED_CALL and turn.message == "read_file not called"
+    assert [(p.verdict, p.credit) for p in turn.pairs] == [("missed", None)]
+
+
+@pytest.mark.parametrize(
+    ("decided", "first"),
+    [
+        (
+            Verdict(Status.REPLY_MISMATCH, 0.0, message="no done"),
+            (Status.REPLY_MISMATCH, "no done", None),
+        ),
+        (Verdict(Status.EXTRA_CALLS, 0.0), (Status.ERROR, "said failed", None)),
+    ],
+)
+def test_conversation_profile_verdict_decides(
+    monkeypatch: pytest.MonkeyPatch, decided: Verdict, first: tuple[Status, str, None]
+) -> None:
+    fresh: Registry[Any] = Registry("conversation profile", "toolgrade.conversation_profiles")
+    module = sys.modules["toolgrade.judging._conversation"]
+    monkeypatch.setattr(module, "CONVERSATION_PROFILES", fresh)
+    fresh.register("said", lambda suite, conversation, runs, *, prompt_mode: decided)
+    verdict = _judge(_conversation(), [_run(0, _step(READ_A)), _run(1)], profile="said")
+    assert (verdict.status, verdict.score, verdict.rubric) == (first[0], 0.0, "binary")
+    record = verdict.record
+    assert record is not None and record.first_failure is not None
+    failure = record.first_failure
+    assert (failure.cause, failure.message, failure.turn, failure.check) == (*first[:3], "said")
+    checks = {c.name: c for c in record.checks}
+    assert checks["said"].deciding and not checks["turns"].deciding

@@ -8,12 +8,19 @@ failure with its cause, and the environment's state at the start and the end.
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    SerializerFunctionWrapHandler,
+    WithJsonSchema,
+    model_serializer,
+)
 
 from toolgrade._core.json_data import JsonValue
-from toolgrade._core.vocab import Mismatch, PairKind, ToolCall
+from toolgrade._core.vocab import Mismatch, PairResult, Status, ToolCall
 
 __all__ = [
     "FAILURE_CAUSES",
@@ -25,31 +32,45 @@ __all__ = [
     "FailureCause",
     "FirstFailure",
     "Step",
-    "TurnPair",
     "TurnResult",
-    "drop_empty_endpoints",
+    "drop_empty_keys",
 ]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
-FailureCause = Literal[
-    "parse_error",
-    "wrong_tool",
-    "wrong_args",
-    "missed_call",
-    "unexpected_call",
-    "forbidden_call",
-    "state_mismatch",
-    "reply_mismatch",
-    "step_limit",
-    "uncovered_call",
-    "timeout",
-    "error",
-]
-"""Why a conversation failed, at its first failure."""
+FAILURE_CAUSES: tuple[Status, ...] = (
+    Status.PARSE_ERROR,
+    Status.WRONG_TOOL,
+    Status.WRONG_ARGS,
+    Status.MISSED_CALL,
+    Status.UNEXPECTED_CALL,
+    Status.FORBIDDEN_CALL,
+    Status.STATE_MISMATCH,
+    Status.REPLY_MISMATCH,
+    Status.STEP_LIMIT,
+    Status.UNCOVERED_CALL,
+    Status.TIMEOUT,
+    Status.ERROR,
+)
+"""Every status that can be why a conversation failed, in a fixed order (for reports):
+every `Status` but `correct` and `extra_calls` (a turn's extra call is an
+`unexpected_call`)."""
+_CAUSES = frozenset(FAILURE_CAUSES)
 
-FAILURE_CAUSES: tuple[FailureCause, ...] = get_args(FailureCause)
-"""Every failure cause, in a fixed order (for reports)."""
+
+def _failure_cause(status: Status) -> Status:
+    if status not in _CAUSES:
+        raise ValueError(f"{status.value!r} is not a failure cause")
+    return status
+
+
+FailureCause = Annotated[
+    Status,
+    AfterValidator(_failure_cause),
+    WithJsonSchema({"type": "string", "enum": [c.value for c in FAILURE_CAUSES]}),
+]
+"""Why a conversation failed, at its first failure: a `Status` among `FAILURE_CAUSES`
+(written as its value, e.g. `"wrong_args"`)."""
 
 ConversationMode = Literal["on_policy", "teacher_forced"]
 """`on_policy`: the model lives with its own history; `teacher_forced`: every turn
@@ -109,21 +130,6 @@ class Step(BaseModel):
     when None, by `drop_empty_endpoints`)."""
 
 
-class TurnPair(BaseModel):
-    """How one expected call of a turn and one actual call were paired."""
-
-    model_config = _FROZEN
-
-    expected_index: int | None
-    """Index into the turn's expected calls; None for an extra call."""
-    actual_index: int | None
-    """Index into the turn's calls; None for a missed call."""
-    verdict: PairKind
-    """The verdict on this pair."""
-    details: tuple[Mismatch, ...] = ()
-    """The argument differences (for `wrong_args`)."""
-
-
 class TurnResult(BaseModel):
     """One user turn: what the model did and whether that was what the turn asked."""
 
@@ -147,8 +153,8 @@ class TurnResult(BaseModel):
     """What went wrong, for people."""
     expected: tuple[ToolCall, ...] = ()
     """The expectation judged against (the best alternative)."""
-    pairs: tuple[TurnPair, ...] = ()
-    """The pairing of the turn's expected and actual calls."""
+    pairs: tuple[PairResult, ...] = ()
+    """The pairing of the turn's expected and actual calls (without credit)."""
     forced: bool = False
     """True when the turn started from the reference's history and state."""
 
@@ -250,16 +256,24 @@ class ConversationRecord(BaseModel):
         return sum(len(t.steps) for t in self.turns)
 
 
-def drop_empty_endpoints(record: object) -> None:
-    """Remove `"endpoint": None` from every step of a serialized `ConversationRecord`.
+def drop_empty_keys(record: object) -> None:
+    """Remove the keys a serialized `ConversationRecord` leaves out when empty.
 
+    `"endpoint": None` of every step, and `"credit": None` of every turn's pair.
     Called by `CaseResult`'s serializer, the only way a record is written: a wrap
-    serializer on `Step` itself would cost about 2.5 us per step, this a dict lookup,
-    and runs with one server then write their steps exactly as before the field existed.
+    serializer on `Step` or `PairResult` itself would cost about 2.5 us per item, this
+    a dict lookup. Runs with one server then write their steps, and every run its turns'
+    pairs, exactly as before those fields existed.
     """
     turns = record.get("turns") if isinstance(record, dict) else None
     for turn in turns if isinstance(turns, list | tuple) else ():
-        steps = turn.get("steps") if isinstance(turn, dict) else None
+        if not isinstance(turn, dict):
+            continue
+        steps = turn.get("steps")
         for step in steps if isinstance(steps, list | tuple) else ():
             if isinstance(step, dict) and step.get("endpoint", 0) is None:
                 del step["endpoint"]
+        pairs = turn.get("pairs")
+        for pair in pairs if isinstance(pairs, list | tuple) else ():
+            if isinstance(pair, dict) and pair.get("credit", 0) is None:
+                del pair["credit"]

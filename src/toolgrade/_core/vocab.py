@@ -1,8 +1,9 @@
 """The shared vocabulary: the words every layer of toolgrade speaks.
 
 `ToolCall` (a call), `Mismatch` (one argument difference), `Status` (the verdict on a
-case), `PairKind` (the verdict on one pair of calls) and `Rubric` (how a case is scored)
-are declared here once, and every other module imports them from here. This module is
+case, a turn or a conversation), `PairKind` and `PairResult` (the verdict on one pair of
+calls) and `Rubric` (how a case is scored) are declared here once, and every other
+module imports them from here. This module is
 the bottom of the import graph: it imports nothing from toolgrade but `_json` (a test
 checks it), so extraction, matching, judging, results and reports may all use it.
 
@@ -28,6 +29,7 @@ __all__ = [
     "Mismatch",
     "MismatchReason",
     "PairKind",
+    "PairResult",
     "Rubric",
     "Status",
     "ToolCall",
@@ -292,3 +294,24 @@ _VALUELESS_LABELS = {"missing": "missing", "unexpected": "unexpected argument"}
 def _show(value: JsonValue) -> str:
     text = json.dumps(value, ensure_ascii=False, sort_keys=True)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+class PairResult(BaseModel):
+    """How one expected call and one actual call were paired and judged.
+
+    The pairs of a case (`CaseResult.pairs`) and of a turn (`TurnResult.pairs`).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    expected_index: int | None
+    """Index into the expected calls; None for an extra actual call."""
+    actual_index: int | None
+    """Index into the actual calls; None for a missed expected call."""
+    verdict: PairKind
+    """The verdict on this pair."""
+    credit: float | None = None
+    """The pair's credit under the case's rubric (0 to 1); None for a turn's pairs, which
+    record none (a turn passes or fails)."""
+    details: tuple[Mismatch, ...] = ()
+    """The argument differences of this pair (for `wrong_args`)."""

@@ -21,7 +21,7 @@ from toolgrade.agent._check import _show, _specs
 from toolgrade.calls import as_call, as_calls
 from toolgrade.errors import InputError
 from toolgrade.extract import is_trajectory, steps_from_messages
-from toolgrade.judging import TrajectoryVerdict, compare_trajectory, find_forbidden
+from toolgrade.judging import TrajectoryMatch, compare_trajectory, find_forbidden
 from toolgrade.match import CallJudge, MatchOptions, compare_values
 from toolgrade.suite import CallPattern, ToolSpec, TrajectoryMode
 
@@ -136,7 +136,7 @@ def assert_trajectory(
     forbidden: object = (),
     reply: JsonValue = None,
     max_calls: int | None = None,
-) -> TrajectoryVerdict:
+) -> TrajectoryMatch:
     """Assert that an agent's trajectory made the expected tool calls.
 
     Args:
@@ -228,7 +228,7 @@ class _Report:
         self,
         actual: _Calls,
         reference: tuple[ToolCall, ...],
-        verdict: TrajectoryVerdict,
+        verdict: TrajectoryMatch,
         mode: TrajectoryMode,
     ) -> None:
         self.actual = actual

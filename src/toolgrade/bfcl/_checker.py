@@ -3,8 +3,8 @@
 Reference: `bfcl_eval/eval_checker/ast_eval/ast_checker.py` (bfcl-eval 2026.3.23). Each
 function below names the BFCL function it reproduces. The rules, BFCL's quirks included,
 are documented in docs/bfcl.md. Values compare with Python's own `==` and `type()`, as
-in BFCL: `True == 1`, `1 == 1.0`, but `type(True) is not int`. Its verdicts are in
-`_verdict`, its dict checkers in `_dicts`. This is the general path: the `bfcl` profile
+in BFCL: `True == 1`, `1 == 1.0`, but `type(True) is not int`. Its answers (`BfclCheck`)
+are in `_check_result`, its dict checkers in `_dicts`. This is the general path: the `bfcl` profile
 judges with the same rules compiled once per case (`_compiled`), which hands every value
 it does not evidently accept to `check_param` here.
 """
@@ -24,6 +24,7 @@ from toolgrade.bfcl._answer import (
     standardize_string,
     std,
 )
+from toolgrade.bfcl._check_result import OK, OK_VARIABLE, BfclCheck, ErrorType, fail, valid_pairs
 from toolgrade.bfcl._convert import (
     JAVA_TYPES,
     JS_TYPES,
@@ -32,7 +33,6 @@ from toolgrade.bfcl._convert import (
     js_convert,
 )
 from toolgrade.bfcl._dicts import dict_check, list_dict_check
-from toolgrade.bfcl._verdict import OK, OK_VARIABLE, ErrorType, Verdict, fail, valid_pairs
 
 __all__ = [
     "PYTHON_TYPES",
@@ -41,7 +41,7 @@ __all__ = [
     "BfclParam",
     "ErrorType",
     "Language",
-    "Verdict",
+    "BfclCheck",
     "check_calls",
     "check_param",
     "check_value",
@@ -93,7 +93,7 @@ def check_calls(
     actual: Sequence[BfclCall],
     *,
     language: Language,
-) -> Verdict:
+) -> BfclCheck:
     """BFCL's `ast_checker` for one case: count, then each expected call in turn.
 
     Several expected calls use BFCL's `parallel_function_checker_no_order`: each
@@ -107,16 +107,16 @@ def check_calls(
         doc = doc_for(functions, answer.name)
         if doc is None:
             return fail("missing_doc", f"no function doc for {answer.name!r}")
-        verdict = OK
+        found = OK
         for j, call in enumerate(actual):
             if j in used:
                 continue
-            verdict = check_one(doc, call, answer, language=language)
-            if verdict.valid:
+            found = check_one(doc, call, answer, language=language)
+            if found.valid:
                 used.append(j)
                 break
-        if not verdict.valid:
-            return verdict
+        if not found.valid:
+            return found
     return valid_pairs(tuple(enumerate(used)))
 
 
@@ -134,7 +134,7 @@ def check_one(
     answer: BfclAnswer,
     *,
     language: Language,
-) -> Verdict:
+) -> BfclCheck:
     """BFCL's `simple_function_checker`: one call against one possible answer."""
     # Models whose API forbids dots answer `uber_ride` for `uber.ride`; BFCL renames
     # per model, toolgrade accepts both spellings.
@@ -149,9 +149,9 @@ def check_one(
         options = answer.options.get(param)
         if spec is None or options is None:
             return fail("unexpected_param", f"Unexpected parameter: {param!r}.", param)
-        verdict = check_param(param, value, spec, options, language)
-        if not verdict.valid:
-            return verdict
+        found = check_param(param, value, spec, options, language)
+        if not found.valid:
+            return found
     for param, options in answer.options.items():
         if param not in args and not options.optional:
             return fail(
@@ -164,7 +164,7 @@ def check_one(
 
 def check_param(
     param: str, value: object, spec: BfclParam, options: Options, language: Language
-) -> Verdict:
+) -> BfclCheck:
     nested: type | None = None
     if language == "python":
         expected = PYTHON_TYPES.get(spec.type)
@@ -177,7 +177,7 @@ def check_param(
             value = float(value)
     else:
         converted = _convert(param, value, spec, language)
-        if isinstance(converted, Verdict):
+        if isinstance(converted, BfclCheck):
             return converted
         value, expected, nested = converted
     return check_value(param, value, expected, nested, options)
@@ -185,7 +185,7 @@ def check_param(
 
 def check_value(
     param: str, value: object, expected: type, nested: type | None, options: Options
-) -> Verdict:
+) -> BfclCheck:
     """`check_param` after its conversion: BFCL's type check, then its value checks.
 
     `value` is converted already (Java and JavaScript source text), `expected` and
@@ -214,7 +214,7 @@ def check_value(
 
 def _convert(
     param: str, value: object, spec: BfclParam, language: Language
-) -> Verdict | tuple[object, type, type | None]:
+) -> BfclCheck | tuple[object, type, type | None]:
     table = JAVA_TYPES if language == "java" else JS_TYPES
     convert = java_convert if language == "java" else js_convert
     expected = table.get(spec.type)
@@ -249,7 +249,7 @@ def _type_check(
     nested: type | None,
     *,
     answer: type | None,
-) -> Verdict:
+) -> BfclCheck:
     """BFCL's `type_checker` (`answer`: `answer_type(options)`); param `variable`: is_variable."""
     # A possible answer of another type than the doc's is a variable name (a string).
     ok = OK_VARIABLE if answer is not None and answer is not expected else OK
@@ -293,7 +293,7 @@ def _items_typed(value: list[object], nested: type, inner: type | None) -> bool:
 
 def _special_check(
     param: str, value: object, options: Options, expected: type, nested: type | None
-) -> Verdict | None:
+) -> BfclCheck | None:
     values = options.values
     if expected is dict and isinstance(value, dict):
         return dict_check(param, value, values)

@@ -12,7 +12,7 @@ evidently pass (of the doc's exact type, and equal to one of the options: a stri
 number, list or dict the possible answer lists; Java and JavaScript source text once
 converted as BFCL converts it) and hands every other value to `_checker.check_param`,
 or, when it has converted the text already, to `check_value` (the rest of it).
-`compile_checker(...).check(calls)` gives exactly the verdict `check_calls` gives, the
+`compile_checker(...).check(calls)` gives exactly the check `check_calls` gives, the
 first expectation first and then the alternatives (tests/bfcl/test_bfcl_compiled.py
 holds it to that on the whole agreement corpus and on mutated and random arguments).
 """
@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from toolgrade.bfcl._answer import BfclAnswer, BfclCall, Options, contains
+from toolgrade.bfcl._check_result import BfclCheck, fail, valid_pairs
 from toolgrade.bfcl._checker import (
     PYTHON_TYPES,
     BfclFunction,
@@ -40,14 +41,13 @@ from toolgrade.bfcl._dicts import (
     dict_rules,
 )
 from toolgrade.bfcl._source_rules import passing_texts, source_type
-from toolgrade.bfcl._verdict import Verdict, fail, valid_pairs
 
 __all__ = ["FIRST_PAIR", "CallRule", "CompiledChecker", "ParamRule", "compile_checker"]
 
 _NESTED_PYTHON = ("array", "tuple")
 _WRONG_COUNT = fail("wrong_count", "Wrong number of functions.")
 FIRST_PAIR = valid_pairs(((0, 0),))
-"""The verdict of one expected call met by the one call made."""
+"""The check of one expected call met by the one call made."""
 
 
 class ParamRule:
@@ -104,7 +104,7 @@ class ParamRule:
         variable = answer is not None and answer is not expected
         self._dicts: tuple[DictRule, ...] = ()
         self._dict_lists: tuple[tuple[DictRule, ...], ...] = ()
-        self.check: Callable[[object], Verdict | None] = self._general
+        self.check: Callable[[object], BfclCheck | None] = self._general
         if expected is None:
             pass
         elif variable:
@@ -141,21 +141,21 @@ class ParamRule:
         kind = type(value)
         return (kind is self._type or kind is self._answer) and contains(self._values, value)
 
-    def _general(self, value: object) -> Verdict | None:
-        verdict = check_param(self.param, value, self.spec, self.options, self._language)
-        return None if verdict.valid else verdict
+    def _general(self, value: object) -> BfclCheck | None:
+        found = check_param(self.param, value, self.spec, self.options, self._language)
+        return None if found.valid else found
 
-    def _converted(self, value: object) -> Verdict | None:
+    def _converted(self, value: object) -> BfclCheck | None:
         """`_general` for source text this rule has converted already.
 
         The rule's type and item type are those `check_param` would convert the text
         to and check it against, so it decides as `_general` on the text would.
         """
         assert self._type is not None
-        verdict = check_value(self.param, value, self._type, self._items, self.options)
-        return None if verdict.valid else verdict
+        found = check_value(self.param, value, self._type, self._items, self.options)
+        return None if found.valid else found
 
-    def _scalar(self, value: object) -> Verdict | None:
+    def _scalar(self, value: object) -> BfclCheck | None:
         """A value of the doc's type (or the options') that is an option (`in`, as BFCL's)."""
         given = value
         if self._convert is not None:
@@ -172,7 +172,7 @@ class ParamRule:
             return None
         return self._general(given)
 
-    def _str(self, value: object) -> Verdict | None:
+    def _str(self, value: object) -> BfclCheck | None:
         """A string equal to an option: equal after standardizing, too."""
         if type(value) is str:
             if self._convert is None:
@@ -185,7 +185,7 @@ class ParamRule:
             return self._converted(text)
         return self._general(value)
 
-    def _list(self, value: object) -> Verdict | None:
+    def _list(self, value: object) -> BfclCheck | None:
         """A list of items of the doc's item type, equal to an option (so standardized, too)."""
         given = value
         if self._convert is not None:
@@ -205,11 +205,11 @@ class ParamRule:
                 return None
         return self._checked(given, value)
 
-    def _checked(self, given: object, value: object) -> Verdict | None:
+    def _checked(self, given: object, value: object) -> BfclCheck | None:
         """`_general(given)`, where `value` is `given` converted when the rule converts."""
         return self._general(given) if self._convert is None else self._converted(value)
 
-    def _dict(self, value: object) -> Verdict | None:
+    def _dict(self, value: object) -> BfclCheck | None:
         """A dict each of whose values is one of its key's options (so standardized, too)."""
         given = value
         if self._convert is not None:
@@ -222,7 +222,7 @@ class ParamRule:
                     return None
         return self._checked(given, value)
 
-    def _list_of_dicts(self, value: object) -> Verdict | None:
+    def _list_of_dicts(self, value: object) -> BfclCheck | None:
         """A list of dicts, each matching its place in an option (`_dict`'s way)."""
         if type(value) is list:
             for rules in self._dict_lists:
@@ -248,7 +248,7 @@ class CallRule:
         self._must = tuple(p for p, o in answer.options.items() if not o.optional)
         self._needed = frozenset((*self._required, *self._must))
 
-    def check(self, call: BfclCall) -> Verdict | None:
+    def check(self, call: BfclCall) -> BfclCheck | None:
         """The failure of `call` against this expected call, or None when it passes."""
         name = call.name
         if name != self._name and name != self._alias:
@@ -283,7 +283,7 @@ class CallRule:
         return None
 
 
-Expectation = tuple[CallRule | Verdict, ...]
+Expectation = tuple[CallRule | BfclCheck, ...]
 """One expectation's calls, in order: a rule, or the failure a call without doc gives."""
 
 
@@ -312,8 +312,8 @@ class CompiledChecker:
                 return False
         return True
 
-    def check(self, actual: Sequence[BfclCall]) -> Verdict:
-        """BFCL's verdict: the first expectation's, unless an alternative passes."""
+    def check(self, actual: Sequence[BfclCall]) -> BfclCheck:
+        """BFCL's check: the first expectation's, unless an alternative passes."""
         single = self._single
         if single is not None and len(actual) == 1:  # the commonest case, inline
             failure = single.check(actual[0])
@@ -325,9 +325,9 @@ class CompiledChecker:
             if first.valid:
                 return first
         for expectation in self._expectations[1:]:
-            verdict = _check_expectation(expectation, actual)
-            if verdict.valid:
-                return verdict
+            found = _check_expectation(expectation, actual)
+            if found.valid:
+                return found
         return first
 
 
@@ -348,7 +348,7 @@ def compile_checker(
     """
     compiled: list[Expectation] = []
     for answers in expectations:
-        rules: list[CallRule | Verdict] = []
+        rules: list[CallRule | BfclCheck] = []
         for answer in answers:
             doc = doc_for(functions, answer.name)
             if doc is None:
@@ -359,19 +359,19 @@ def compile_checker(
     return CompiledChecker(tools, compiled)
 
 
-def _check_expectation(rules: Expectation, actual: Sequence[BfclCall]) -> Verdict:
+def _check_expectation(rules: Expectation, actual: Sequence[BfclCall]) -> BfclCheck:
     """`check_calls` with compiled rules: count, then greedy pairing in order."""
     if len(actual) != len(rules):
         return _WRONG_COUNT
     if len(rules) == 1:
         rule = rules[0]
-        if isinstance(rule, Verdict):
+        if isinstance(rule, BfclCheck):
             return rule
         failure = rule.check(actual[0])
         return FIRST_PAIR if failure is None else failure
     used: list[int] = []
     for rule in rules:
-        if isinstance(rule, Verdict):
+        if isinstance(rule, BfclCheck):
             return rule
         failure = None
         for j, call in enumerate(actual):

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from toolgrade.bfcl._answer import as_list, contains, std
-from toolgrade.bfcl._verdict import OK, Verdict, fail
+from toolgrade.bfcl._check_result import OK, BfclCheck, fail
 
 __all__ = [
     "DictRule",
@@ -82,7 +82,7 @@ def all_dicts_match(value: list[object], rules: Sequence[DictRule]) -> bool:
     return True
 
 
-def dict_check(param: str, value: Mapping[str, object], options: Sequence[object]) -> Verdict:
+def dict_check(param: str, value: Mapping[str, object], options: Sequence[object]) -> BfclCheck:
     """BFCL's `dict_checker`: one level deep, each key against its list of values."""
     last = fail("dict_checker:unclear", f"No possible answer for {param!r}.", param)
     for option in options:
@@ -96,7 +96,7 @@ def dict_check(param: str, value: Mapping[str, object], options: Sequence[object
     return last
 
 
-def _dict_one(param: str, value: Mapping[str, object], option: Mapping[str, object]) -> Verdict:
+def _dict_one(param: str, value: Mapping[str, object], option: Mapping[str, object]) -> BfclCheck:
     for key, item in value.items():
         if key not in option:
             return fail("value_error:dict_key", f"Unexpected dict key parameter: {key!r}.", param)
@@ -123,7 +123,7 @@ def _key_options(item: object) -> list[object]:
     return list(item) if type(item) is str else as_list(item)
 
 
-def list_dict_check(param: str, value: list[object], options: Sequence[object]) -> Verdict:
+def list_dict_check(param: str, value: list[object], options: Sequence[object]) -> BfclCheck:
     """BFCL's `list_dict_checker`: dicts in order against each candidate list."""
     last = fail("list_dict_checker:unclear", f"No possible answer for {param!r}.", param)
     for option in options:

@@ -1,6 +1,6 @@
 """BFCL's multi-turn checker, reproduced: `check_multi_turn` and the conversation hook.
 
-`check_multi_turn` gives the verdict bfcl-eval 2026.3.23 gives one multi-turn entry
+`check_multi_turn` gives the check bfcl-eval 2026.3.23 gives one multi-turn entry
 (`_evaluate_single_multi_turn_entry` in eval_checker/eval_runner.py and
 `multi_turn_checker` in eval_checker/multi_turn_eval/multi_turn_checker.py):
 
@@ -27,7 +27,8 @@ too). `MODEL_NAME`, `toolgrade`, stands in for it unless a caller gives another.
 
 `judge_bfcl_conversation` is the `bfcl` profile of a conversation imported from BFCL
 (environment `toolgrade.bfcl._mt_apis:BfclApis`): the model's steps are the turns'
-steps' raw outputs, the ground truth the conversation's reference.
+steps' raw outputs, the ground truth the conversation's reference; the check becomes
+its `Verdict` (`MultiTurnCheck.verdict`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from toolgrade._core.json_data import JsonValue
+from toolgrade._core.transcript import ConversationRecord, FirstFailure
+from toolgrade._core.verdict import Verdict
+from toolgrade._core.vocab import Status
 from toolgrade.backends import NO_RECORDED_RESPONSE
 from toolgrade.bfcl._mt_apis import ENVIRONMENT_CLASS, is_long_context
 from toolgrade.bfcl._mt_decode import DecodeError, bfcl_step, decode_step
@@ -49,8 +53,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MODEL_NAME",
+    "MultiTurnCheck",
     "MultiTurnEntry",
-    "MultiTurnVerdict",
     "call_text",
     "check_multi_turn",
     "entry_from_conversation",
@@ -68,12 +72,12 @@ ErrorType = Literal[
     "multi_turn:instance_state_mismatch",
     "multi_turn:execution_response_mismatch",
 ]
-_CAUSES: Mapping[str, str] = {
-    "multi_turn:inference_error": "error",
-    "multi_turn:force_terminated": "step_limit",
-    "multi_turn:empty_turn_model_response": "missed_call",
-    "multi_turn:instance_state_mismatch": "state_mismatch",
-    "multi_turn:execution_response_mismatch": "missed_call",
+_CAUSES: Mapping[str, Status] = {
+    "multi_turn:inference_error": Status.ERROR,
+    "multi_turn:force_terminated": Status.STEP_LIMIT,
+    "multi_turn:empty_turn_model_response": Status.MISSED_CALL,
+    "multi_turn:instance_state_mismatch": Status.STATE_MISMATCH,
+    "multi_turn:execution_response_mismatch": Status.MISSED_CALL,
 }
 
 
@@ -111,8 +115,8 @@ class MultiTurnEntry:
 
 
 @dataclass(frozen=True, slots=True)
-class MultiTurnVerdict:
-    """BFCL's verdict on one entry."""
+class MultiTurnCheck:
+    """BFCL's check of one entry."""
 
     valid: bool
     """Whether the entry passed."""
@@ -124,19 +128,29 @@ class MultiTurnVerdict:
     """The turn that failed, when one did."""
 
     @property
-    def passed(self) -> bool:
-        """Whether the entry passed (the conversation hook's protocol)."""
-        return self.valid
-
-    @property
     def failure_message(self) -> str:
         """`error_type: message` (empty when valid), for `first_failure.message`."""
         return f"{self.error_type}: {self.message}" if self.error_type else ""
 
     @property
-    def cause(self) -> str | None:
+    def cause(self) -> Status | None:
         """Toolgrade's failure cause for the error type, None when valid."""
         return None if self.error_type is None else _CAUSES[self.error_type]
+
+    def verdict(self) -> Verdict:
+        """The check as a conversation profile's verdict.
+
+        `correct`, or the failure cause with the failing turn and `error_type: message`
+        in its record's first failure.
+        """
+        if self.cause is None:
+            return _PASSED
+        first = FirstFailure(cause=self.cause, message=self.failure_message, turn=self.turn)
+        record = ConversationRecord(first_failure=first)
+        return Verdict(self.cause, 0.0, record=record, rubric="binary")
+
+
+_PASSED = Verdict(Status.CORRECT, 1.0, rubric="binary")
 
 
 def check_multi_turn(
@@ -145,8 +159,8 @@ def check_multi_turn(
     *,
     prompt_mode: bool,
     model_name: str = MODEL_NAME,
-) -> MultiTurnVerdict:
-    """BFCL's verdict on a model's steps (see the module docstring).
+) -> MultiTurnCheck:
+    """BFCL's check of a model's steps (see the module docstring).
 
     Args:
         entry: the entry (ground truth, classes, scenario).
@@ -162,7 +176,7 @@ def check_multi_turn(
     """
     if not isinstance(steps, list | tuple):
         message = "Error during inference phase. Model did not output a list of model responses."
-        return MultiTurnVerdict(False, "multi_turn:inference_error", message)
+        return MultiTurnCheck(False, "multi_turn:inference_error", message)
     truth = entry.ground_truth
     if len(steps) != len(truth):
         message = (
@@ -170,12 +184,12 @@ def check_multi_turn(
             f" result turns ({len(steps)}) does not match the length of the ground truth"
             f" turns ({len(truth)})."
         )
-        return MultiTurnVerdict(False, "multi_turn:force_terminated", message)
+        return MultiTurnCheck(False, "multi_turn:force_terminated", message)
     decoded: list[list[list[str]]] = []
     for turn in steps:
         if not isinstance(turn, list | tuple | str | dict):  # BFCL crashes iterating it
             message = f"a turn is not a list of steps: {type(turn).__name__}"
-            return MultiTurnVerdict(False, "multi_turn:inference_error", message)
+            return MultiTurnCheck(False, "multi_turn:inference_error", message)
         decoded.append(_decode_turn(turn, prompt_mode=prompt_mode))
     return _check(entry, decoded, model_name)
 
@@ -197,7 +211,7 @@ def _decode_turn(
 
 def _check(
     entry: MultiTurnEntry, decoded: list[list[list[str]]], model_name: str
-) -> MultiTurnVerdict:
+) -> MultiTurnCheck:
     """`multi_turn_checker` on decoded steps."""
 
     def side(name: str) -> BfclSide:
@@ -228,7 +242,7 @@ def _check(
             continue
         if not decoded[index] or model is None:
             message = f"Model response list is empty for turn {index}"
-            return MultiTurnVerdict(False, "multi_turn:empty_turn_model_response", message, index)
+            return MultiTurnCheck(False, "multi_turn:empty_turn_model_response", message, index)
         for class_name, reference in truth.instances.items():
             differences = _differences(model.instances[class_name], reference)
             if differences:
@@ -236,15 +250,15 @@ def _check(
                     f"Model instance for {class_name} does not match the state with ground"
                     f" truth instance. Differences: {', '.join(differences)}"
                 )
-                return MultiTurnVerdict(False, "multi_turn:instance_state_mismatch", message, index)
+                return MultiTurnCheck(False, "multi_turn:instance_state_mismatch", message, index)
         missing = _missing(expected, all_results)
         if missing:
             message = (
                 "Model response execution results so far does not contain all the ground"
                 f" truth response execution results for turn {index}. Missing: {missing}"
             )
-            return MultiTurnVerdict(False, "multi_turn:execution_response_mismatch", message, index)
-    return MultiTurnVerdict(True)
+            return MultiTurnCheck(False, "multi_turn:execution_response_mismatch", message, index)
+    return MultiTurnCheck(True)
 
 
 def _differences(model: object, reference: object) -> list[str]:
@@ -338,8 +352,8 @@ def judge_bfcl_conversation(
     runs: Sequence[TurnRun],
     *,
     prompt_mode: bool,
-) -> MultiTurnVerdict | None:
-    """The `bfcl` profile of a conversation: BFCL's verdict, or None when not BFCL's kind.
+) -> Verdict | None:
+    """The `bfcl` profile of a conversation: BFCL's check as a verdict (None: not BFCL's).
 
     Raises:
         ConfigError: bfcl-eval (or mpmath) is not installed.
@@ -350,6 +364,7 @@ def judge_bfcl_conversation(
     try:
         entry = entry_from_conversation(conversation)
     except ValueError as exc:
-        return MultiTurnVerdict(False, "multi_turn:inference_error", f"not a BFCL entry: {exc}")
+        message = f"not a BFCL entry: {exc}"
+        return MultiTurnCheck(False, "multi_turn:inference_error", message).verdict()
     result = steps_from_runs(runs, total_turns=len(conversation.turns))
-    return check_multi_turn(entry, result, prompt_mode=prompt_mode)
+    return check_multi_turn(entry, result, prompt_mode=prompt_mode).verdict()

@@ -1,10 +1,11 @@
-"""The `bfcl` judge profile: BFCL's AST-checker verdicts on toolgrade cases.
+"""The `bfcl` judge profile: BFCL's AST checker's answers on toolgrade cases, as verdicts.
 
 `judge(..., profile="bfcl")` imports this module, which registers `judge_bfcl`. It
 recovers BFCL's function docs from the tools' schemas and BFCL's possible answers from
 the expected calls (`toolgrade.bfcl._codec`), compiles BFCL's checker rules for them
 once per case and tools (`toolgrade.bfcl._compiled`, the rules of
-`toolgrade.bfcl._checker`), and returns the verdict, which `judge` makes a result. The
+`toolgrade.bfcl._checker`), and returns its check as a `Verdict`, which `judge` makes a
+result. The
 rules, and where they differ from the default profile, are in docs/bfcl.md. BFCL gives
 no partial credit: every case scores 1 or 0.
 """
@@ -18,16 +19,21 @@ from toolgrade._core.json_data import JsonValue
 from toolgrade._core.memo import IdentityMemo
 from toolgrade._core.toolcall import as_calls
 from toolgrade._core.trusted import construct_trusted, slots_builder, trusted_builder
-from toolgrade._core.vocab import REQUIRED_BY_SCHEMA, Mismatch, MismatchReason, PairKind, ToolCall
+from toolgrade._core.vocab import (
+    REQUIRED_BY_SCHEMA,
+    Mismatch,
+    MismatchReason,
+    PairKind,
+    Rubric,
+    ToolCall,
+)
 from toolgrade.bfcl._answer import prepare_answer
+from toolgrade.bfcl._check_result import BfclCheck, ErrorType
 from toolgrade.bfcl._checker import BfclFunction, Language
 from toolgrade.bfcl._codec import decode_answer, function_from_schema
 from toolgrade.bfcl._compiled import FIRST_PAIR, CompiledChecker, compile_checker
-from toolgrade.bfcl._verdict import ErrorType
-from toolgrade.bfcl._verdict import Verdict as CheckerVerdict
 from toolgrade.extract import Extraction
 from toolgrade.judging import register_profile
-from toolgrade.match import RubricName
 from toolgrade.results import PairResult, Status, Verdict
 from toolgrade.suite import Case, ToolSpec
 
@@ -79,7 +85,7 @@ def judge_bfcl(
     /,
     *,
     tools: Sequence[ToolSpec] | None,
-    rubric: RubricName | None = None,
+    rubric: Rubric | None = None,
     strict: bool = False,
 ) -> Verdict:
     """Judge a case with BFCL's AST-checker rules (see docs/bfcl.md).
@@ -91,7 +97,7 @@ def judge_bfcl(
         case: the case (expected calls encoded as the BFCL importer writes them).
         actual: the extraction of the model's output, or a list of calls.
         tools: the tools offered (their schemas carry BFCL's types).
-        rubric: ignored; BFCL's verdict is binary, so is the score.
+        rubric: ignored; BFCL's check is binary, so is the score.
         strict: ignored; BFCL always fails unexpected arguments.
 
     Returns:
@@ -102,18 +108,19 @@ def judge_bfcl(
         decoded = None if actual.errors else calls
     else:
         calls = decoded = as_calls(actual, side="actual")
-    status, verdict = _decide(case, decoded, tools or ())
+    status, check = _decide(case, decoded, tools or ())
     if status is _CORRECT_STATUS:
-        if verdict is FIRST_PAIR:
+        if check is FIRST_PAIR:
             return _CORRECT_FIRST
-        return _CORRECT if verdict is None else _correct_verdict(verdict.pairs)
+        return _CORRECT if check is None else _correct_verdict(check.pairs)
     # Built as the valid values they are: every field, in order.
-    return _new_verdict(status, 0.0, _pairs(case, calls, status), _details(verdict), None, None)
+    pairs, details = _pairs(case, calls, status), _details(check)
+    return _new_verdict(status, 0.0, pairs, details, None, None, None, None, None, None)
 
 
 def _decide(
     case: Case, decoded: Sequence[ToolCall] | None, tools: Sequence[ToolSpec]
-) -> tuple[Status, CheckerVerdict | None]:
+) -> tuple[Status, BfclCheck | None]:
     if case.any_call:
         # live_relevance: any decoded call passes, whatever its name and arguments.
         return (_CORRECT_STATUS if decoded else _MISSED), None
@@ -128,13 +135,13 @@ def _decide(
         checker = hit[1]
     else:
         checker = checker_for(case, tools)
-    verdict = checker.check(decoded)
-    if verdict.valid:
-        return _CORRECT_STATUS, verdict
-    return _status(verdict, len(case.expected), len(decoded)), verdict
+    check = checker.check(decoded)
+    if check.valid:
+        return _CORRECT_STATUS, check
+    return _status(check, len(case.expected), len(decoded)), check
 
 
-_DECODER_FAILED = CheckerVerdict(False, "ast_decoder:decoder_failed", "Invalid syntax.")
+_DECODER_FAILED = BfclCheck(False, "ast_decoder:decoder_failed", "Invalid syntax.")
 # Per case, BFCL's checker compiled for the tools it was last judged with.
 _CHECKERS: IdentityMemo[Case, CompiledChecker] = IdentityMemo(8192)
 _CHECKER_ENTRIES = _CHECKERS.entries
@@ -174,14 +181,14 @@ def _no_docs(_tool: ToolSpec) -> dict[Language, BfclFunction]:
     return {}
 
 
-def _status(verdict: CheckerVerdict, n_expected: int, n_actual: int) -> Status:
-    if verdict.valid:
+def _status(check: BfclCheck, n_expected: int, n_actual: int) -> Status:
+    if check.valid:
         return Status.CORRECT
-    if verdict.error_type == "wrong_count":
+    if check.error_type == "wrong_count":
         if n_actual == 0:
             return Status.MISSED_CALL
         return Status.EXTRA_CALLS if n_actual > n_expected else Status.MISSED_CALL
-    if verdict.error_type == "wrong_func_name":
+    if check.error_type == "wrong_func_name":
         return Status.WRONG_TOOL
     return Status.WRONG_ARGS
 
@@ -224,14 +231,14 @@ _WRONG_TOOL_PAIR = (_pair(0, 0, "wrong_tool", 0.0),)
 _WRONG_ARGS_PAIR = (_pair(0, 0, "wrong_args", 0.0),)
 
 
-def _details(verdict: CheckerVerdict | None) -> tuple[Mismatch, ...]:
-    if verdict is None or verdict.valid:
+def _details(check: BfclCheck | None) -> tuple[Mismatch, ...]:
+    if check is None or check.valid:
         return ()
-    reason = _REASONS.get(verdict.error_type, "value")
-    path = f"$.{verdict.param}" if verdict.param else "$"
+    reason = _REASONS.get(check.error_type, "value")
+    path = f"$.{check.param}" if check.param else "$"
     # The details carry no values: reports tell them by their message (docs/bfcl.md).
-    text = _MESSAGES.get(verdict.error_type, verdict.message)
-    message = f"BFCL {verdict.error_type}: {text}"
+    text = _MESSAGES.get(check.error_type, check.message)
+    message = f"BFCL {check.error_type}: {text}"
     # Built as validated values: a path, one of the reasons, a message.
     return (
         _new_mismatch(

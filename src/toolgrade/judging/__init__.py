@@ -7,11 +7,7 @@ plays a conversation's reference solution through its environment, which teacher
 and `check_conversations` (`toolgrade suite check`) build on.
 """
 
-from toolgrade.judging._conversation import (
-    ConversationVerdict,
-    conversation_result,
-    judge_conversation,
-)
+from toolgrade.judging._conversation import conversation_result, judge_conversation
 from toolgrade.judging._end_checks import find_forbidden
 from toolgrade.judging._judge import (
     JudgeFn,
@@ -36,17 +32,16 @@ from toolgrade.judging._suite_check import (
     check_conversation,
     check_conversations,
 )
-from toolgrade.judging._trajectory import TrajectoryVerdict, compare_trajectory, trajectory_prf
+from toolgrade.judging._trajectory import TrajectoryMatch, compare_trajectory, trajectory_prf
 
 __all__ = [
     "CHECK_TIMEOUT",
     "ConversationProblem",
-    "ConversationVerdict",
     "FaultCounter",
     "JudgeFn",
     "ReferenceReplay",
     "ReferenceStates",
-    "TrajectoryVerdict",
+    "TrajectoryMatch",
     "assistant_message",
     "call_id",
     "case_result",

@@ -12,7 +12,8 @@ A profile may judge whole conversations of its own kind (`CONVERSATION_PROFILES`
 `toolgrade.judging._conversation_profiles`): the built-in `bfcl` profile gives BFCL's
 multi-turn verdict on conversations imported from BFCL. The record is built as usual
 (turns judged with the default rules, for reading), its checks made non-deciding, and
-one deciding check named after the profile holds the verdict; the score is 1 or 0.
+one deciding check named after the profile holds the profile's verdict; the score is 1
+or 0.
 """
 
 from __future__ import annotations
@@ -29,13 +30,13 @@ from toolgrade._core.transcript import (
     FirstFailure,
     TurnResult,
 )
+from toolgrade._core.verdict import Verdict
 from toolgrade._core.vocab import Rubric, Status, ToolCall
 from toolgrade.environments import TurnRun, environment_factory
 from toolgrade.errors import SuiteError
 from toolgrade.judging._conversation_profiles import (
     CONVERSATION_PROFILES,
     ConversationProfileFn,
-    ProfileOutcome,
     decided_record,
 )
 from toolgrade.judging._end_checks import (
@@ -49,7 +50,7 @@ from toolgrade.judging._end_checks import (
     trajectory_result,
 )
 from toolgrade.judging._reference import reference_final_state
-from toolgrade.judging._result import ConversationVerdict, conversation_result
+from toolgrade.judging._result import conversation_result
 from toolgrade.judging._trajectory import compare_trajectory, trajectory_prf
 from toolgrade.judging._turn import judge_turn
 from toolgrade.match import MatcherError
@@ -65,14 +66,12 @@ from toolgrade.suite import (
 __all__ = [
     "CONVERSATION_PROFILES",
     "ConversationProfileFn",
-    "ConversationVerdict",
-    "ProfileOutcome",
     "conversation_result",
     "judge_conversation",
 ]
-# CONVERSATION_PROFILES, ConversationProfileFn and ProfileOutcome live in
-# `_profile_hook`, ConversationVerdict and conversation_result in `_result`; they are
-# re-exported here, where `judge_conversation` makes and reads them.
+# CONVERSATION_PROFILES and ConversationProfileFn live in `_conversation_profiles`,
+# conversation_result in `_result`; they are re-exported here, where
+# `judge_conversation` makes and reads the verdicts they take.
 
 
 def judge_conversation(
@@ -87,7 +86,7 @@ def judge_conversation(
     profile: str = "default",
     prompt_mode: bool = False,
     reference_state: Callable[[], JsonValue] | None = None,
-) -> ConversationVerdict:
+) -> Verdict:
     """Judge a conversation as it ran.
 
     Args:
@@ -110,7 +109,7 @@ def judge_conversation(
             environment found from `suite.source_dir`.
 
     Returns:
-        The verdict, with the `ConversationRecord`.
+        The verdict, with the `ConversationRecord` and the rubric its score follows.
 
     Raises:
         SuiteError: a malformed matcher or state path in the conversation.
@@ -119,13 +118,14 @@ def judge_conversation(
     chosen: Rubric = rubric or conversation.rubric or suite.defaults.rubric
     states = (initial_state, final_state)
     whole = CONVERSATION_PROFILES.find(profile) if profile != "default" else None
-    outcome = whole(suite, conversation, turns, prompt_mode=prompt_mode) if whole else None
+    decided = whole(suite, conversation, turns, prompt_mode=prompt_mode) if whole else None
     left = partial(_left_by_reference, suite, conversation, reference_state)
     try:
-        if outcome is not None:
-            judged = _judge(suite, conversation, turns, states, mode, chosen, "default", left)
-            return _profile_verdict(judged, outcome, profile)
-        return _judge(suite, conversation, turns, states, mode, chosen, profile, left)
+        if decided is not None:
+            record = _judge(suite, conversation, turns, states, mode, "default", left)
+            return _profile_verdict(record, decided, profile)
+        record = _judge(suite, conversation, turns, states, mode, profile, left)
+        return _verdict(conversation, record, rubric=chosen)
     except MatcherError as exc:
         message = "malformed matcher in the conversation"
         raise SuiteError(message, case_id=conversation.id, problems=exc.problems) from None
@@ -139,10 +139,10 @@ def _judge(
     runs: Sequence[TurnRun],
     states: tuple[JsonValue, JsonValue],
     mode: ConversationMode,
-    rubric: Rubric,
     profile: str,
     left: Callable[[], JsonObject | str],
-) -> ConversationVerdict:
+) -> ConversationRecord:
+    """The record: every turn judged, every check made, the first failure."""
     deciding = conversation.deciding()
     tools = _all_tools(suite, conversation)
     placed = [(r.index, s, c) for r in runs for s, step in enumerate(r.steps) for c in step.calls]
@@ -168,13 +168,13 @@ def _judge(
     passed = not failed_request and all(c.passed for c in checks if c.deciding)
     first = None if passed else _first_failure(results, checks, hits, trajectory_cause, deciding)
     if first is None and not passed:  # pragma: no cover - a failing check always has a cause
-        first = FirstFailure(cause="error", message="the conversation failed")
+        first = FirstFailure(cause=Status.ERROR, message="the conversation failed")
     precision = recall = f1 = None
     if conversation.reference is not None:
         precision, recall, f1 = trajectory_prf(
             calls, conversation.expected, tools=tools, defaults=suite.defaults
         )
-    record = ConversationRecord(
+    return ConversationRecord(
         mode=mode,
         turns=results,
         total_turns=len(conversation.turns),
@@ -188,17 +188,20 @@ def _judge(
         recall=recall,
         f1=f1,
     )
-    status = Status.CORRECT if first is None else Status(first.cause)
+
+
+def _verdict(conversation: Conversation, record: ConversationRecord, *, rubric: Rubric) -> Verdict:
+    """The verdict on a record: its first failure's cause, its score under the rubric."""
+    first = record.first_failure
+    status = Status.CORRECT if first is None else first.cause
     score = _score(conversation, record, rubric=rubric) if status.scored else 0.0
-    return ConversationVerdict(status, score, record, rubric)
+    return Verdict(status, score, record=record, rubric=rubric)
 
 
-def _profile_verdict(
-    judged: ConversationVerdict, outcome: ProfileOutcome, profile: str
-) -> ConversationVerdict:
-    """The default verdict's record, decided by a conversation profile's outcome."""
-    status, record = decided_record(judged.record, outcome, profile)
-    return ConversationVerdict(status, 1.0 if outcome.passed else 0.0, record, "binary")
+def _profile_verdict(record: ConversationRecord, decided: Verdict, profile: str) -> Verdict:
+    """The default rules' record, decided by a conversation profile's verdict."""
+    status, record = decided_record(record, decided, profile)
+    return Verdict(status, 1.0 if decided.passed else 0.0, record=record, rubric="binary")
 
 
 def _all_tools(suite: Suite, conversation: Conversation) -> dict[str, ToolSpec]:
@@ -231,15 +234,15 @@ def _checks(
     if spec.unchanged:
         found["unchanged"] = check_unchanged(spec.unchanged, states[0], states[1])
     if spec.trajectory is not None:
-        verdict = compare_trajectory(
+        match = compare_trajectory(
             calls,
             spec.trajectory.calls,
             spec.trajectory.mode,
             tools=tools,
             defaults=suite.defaults,
         )
-        found["trajectory"] = trajectory_result(spec.trajectory, verdict)
-        cause = verdict.cause
+        found["trajectory"] = trajectory_result(spec.trajectory, match)
+        cause = match.cause
     if spec.forbidden:
         found["forbidden"] = forbidden_result(hits)
     if spec.max_calls is not None:
@@ -300,14 +303,14 @@ def _first_failure(
     turns_check = by_name.get("turns")
     if turns_check is not None:  # a stated turn never reached
         return FirstFailure(
-            cause="error", message=turns_check.message or "turn not reached", check="turns"
+            cause=Status.ERROR, message=turns_check.message or "turn not reached", check="turns"
         )
     for name, cause in (
-        ("forbidden", "forbidden_call"),
-        ("final_state", "state_mismatch"),
-        ("unchanged", "state_mismatch"),
-        ("trajectory", trajectory_cause or "missed_call"),
-        ("max_calls", "unexpected_call"),
+        ("forbidden", Status.FORBIDDEN_CALL),
+        ("final_state", Status.STATE_MISMATCH),
+        ("unchanged", Status.STATE_MISMATCH),
+        ("trajectory", trajectory_cause or Status.MISSED_CALL),
+        ("max_calls", Status.UNEXPECTED_CALL),
     ):
         check = by_name.get(name)
         if check is None:
@@ -323,11 +326,17 @@ def _first_failure(
     return None
 
 
+# Causes the last step of a turn is to blame for.
+_LAST_STEP_CAUSES = frozenset(
+    {Status.TIMEOUT, Status.ERROR, Status.STEP_LIMIT, Status.REPLY_MISMATCH}
+)
+
+
 def _blamed_step(turn: TurnResult, hits: Sequence[ForbiddenHit]) -> int | None:
     """The step to blame for a failed turn, when one is."""
-    if turn.cause == "forbidden_call":
+    if turn.cause == Status.FORBIDDEN_CALL:
         return next((h.step for h in hits if h.turn == turn.index), None)
-    if turn.cause in ("timeout", "error", "step_limit", "reply_mismatch"):
+    if turn.cause in _LAST_STEP_CAUSES:
         return len(turn.steps) - 1 if turn.steps else None
     bad = [p.actual_index for p in turn.pairs if p.verdict != "correct"]
     blamed = next((j for j in bad if j is not None), None)
@@ -368,6 +377,6 @@ def _turn_units(conversation: Conversation, results: Sequence[TurnResult]) -> li
         result = by_index.get(i)
         if turn.states_anything:
             units.append(result is not None and result.passed)
-        elif result is not None and result.cause == "step_limit":
+        elif result is not None and result.cause == Status.STEP_LIMIT:
             units.append(False)
     return units

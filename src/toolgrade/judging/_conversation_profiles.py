@@ -2,19 +2,21 @@
 
 `judge_conversation(..., profile=name)` asks `CONVERSATION_PROFILES[name]` first; the
 function returns None for a conversation that is not of its kind (which is then judged
-turn by turn as usual), else its outcome. The built-in `bfcl` entry
-(`toolgrade.bfcl._mt_checker:judge_bfcl_conversation`, imported on first use) gives
-BFCL's multi-turn verdict on conversations imported from BFCL. Plug-ins add theirs
+turn by turn as usual), else its `Verdict`: `correct`, or the failure cause with, in
+its record's `first_failure`, the turn that failed and why (or only a `message`). The
+built-in `bfcl` entry (`toolgrade.bfcl._mt_checker:judge_bfcl_conversation`, imported
+on first use) gives BFCL's multi-turn check on conversations imported from BFCL. Plug-ins add theirs
 through the `toolgrade.conversation_profiles` entry-point group.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol, get_args
+from typing import TYPE_CHECKING, Protocol
 
 from toolgrade._core.registry import Registry
-from toolgrade._core.transcript import CheckResult, ConversationRecord, FailureCause, FirstFailure
+from toolgrade._core.transcript import FAILURE_CAUSES, CheckResult, ConversationRecord, FirstFailure
+from toolgrade._core.verdict import Verdict
 from toolgrade._core.vocab import Status
 
 if TYPE_CHECKING:
@@ -24,35 +26,10 @@ if TYPE_CHECKING:
 __all__ = [
     "CONVERSATION_PROFILES",
     "ConversationProfileFn",
-    "ProfileOutcome",
     "decided_record",
 ]
 
-_CAUSES = frozenset(get_args(FailureCause))
-
-
-class ProfileOutcome(Protocol):
-    """A conversation profile's verdict on one conversation."""
-
-    @property
-    def passed(self) -> bool:
-        """Whether the conversation passed."""
-        ...
-
-    @property
-    def cause(self) -> str | None:
-        """The failure cause (a `FailureCause`), None when it passed."""
-        ...
-
-    @property
-    def failure_message(self) -> str:
-        """What went wrong, for people (`first_failure.message`)."""
-        ...
-
-    @property
-    def turn(self) -> int | None:
-        """The turn that failed, when one did."""
-        ...
+_CAUSES = frozenset(FAILURE_CAUSES)
 
 
 class ConversationProfileFn(Protocol):
@@ -66,7 +43,7 @@ class ConversationProfileFn(Protocol):
         /,
         *,
         prompt_mode: bool,
-    ) -> ProfileOutcome | None:
+    ) -> Verdict | None:
         """The verdict (`prompt_mode`: the run described tools in the prompt)."""
         ...
 
@@ -79,28 +56,26 @@ CONVERSATION_PROFILES.register("bfcl", "toolgrade.bfcl._mt_checker:judge_bfcl_co
 
 
 def decided_record(
-    record: ConversationRecord, outcome: ProfileOutcome, profile: str
+    record: ConversationRecord, verdict: Verdict, profile: str
 ) -> tuple[Status, ConversationRecord]:
-    """A record decided by a profile, and the status.
+    """A record decided by a profile's verdict, and the status.
 
     The record's checks are kept but no longer decide; one check named after the
-    profile holds the outcome, which also gives the first failure.
+    profile holds the verdict, which also gives the first failure (a status that is
+    not a failure cause fails as an `error`).
     """
-    check = CheckResult(
-        name=profile, passed=outcome.passed, message=outcome.failure_message or None, deciding=True
-    )
+    passed = verdict.status == Status.CORRECT
+    told = verdict.record.first_failure if verdict.record is not None else None
+    message = told.message if told is not None else verdict.message or ""
+    check = CheckResult(name=profile, passed=passed, message=message or None, deciding=True)
     checks = (*(c.model_copy(update={"deciding": False}) for c in record.checks), check)
     first = None
-    if not outcome.passed:
-        cause = outcome.cause if outcome.cause in _CAUSES else "error"
+    if not passed:
         first = FirstFailure(
-            cause=cause,  # checked against _CAUSES
-            message=outcome.failure_message or f"{profile} failed",
-            turn=outcome.turn,
+            cause=verdict.status if verdict.status in _CAUSES else Status.ERROR,
+            message=message or f"{profile} failed",
+            turn=told.turn if told is not None else None,
             check=profile,
         )
-    record = record.model_copy(
-        update={"checks": checks, "passed": outcome.passed, "first_failure": first}
-    )
-    status = Status.CORRECT if first is None else Status(first.cause)
-    return status, record
+    record = record.model_copy(update={"checks": checks, "passed": passed, "first_failure": first})
+    return (Status.CORRECT if first is None else first.cause), record

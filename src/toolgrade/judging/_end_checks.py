@@ -18,7 +18,7 @@ from toolgrade._core.transcript import CheckResult, TurnResult
 from toolgrade._core.vocab import Mismatch, ToolCall
 from toolgrade.environments import get_pointer, path_step, pointer_to_path
 from toolgrade.judging._trajectory import (
-    TrajectoryVerdict,
+    TrajectoryMatch,
     compare_trajectory,
     describe_call,
 )
@@ -201,15 +201,15 @@ def check_trajectory(
         >>> check_trajectory(spec, [ToolCall(name="ls"), ToolCall(name="ls")]).message
         'exact: 2 calls instead of 1: call 2 (ls) is not in the reference'
     """
-    verdict = compare_trajectory(calls, spec.calls, spec.mode, tools=tools, defaults=defaults)
-    return trajectory_result(spec, verdict)
+    match = compare_trajectory(calls, spec.calls, spec.mode, tools=tools, defaults=defaults)
+    return trajectory_result(spec, match)
 
 
-def trajectory_result(spec: TrajectoryCheck, verdict: TrajectoryVerdict) -> CheckResult:
+def trajectory_result(spec: TrajectoryCheck, match: TrajectoryMatch) -> CheckResult:
     """The `CheckResult` of a trajectory already compared (`compare_trajectory`)."""
-    if verdict.passed:
+    if match.passed:
         return CheckResult(name="trajectory", passed=True)
-    return CheckResult(name="trajectory", passed=False, message=f"{spec.mode}: {verdict.message}")
+    return CheckResult(name="trajectory", passed=False, message=f"{spec.mode}: {match.message}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,26 +6,30 @@ compare semantically, guided by each tool's JSON Schema (see docs/matching.md);
 several calls are paired by an optimal assignment shared with `score_calls`.
 
 Other matching rules plug in as profiles: `register_profile("bfcl", fn)` makes
-`judge(..., profile="bfcl")` call `fn`, which returns a `Verdict`; `case_result` turns
-a verdict into the `CaseResult`, here and wherever else a result is made (the runner's
-timeouts and errors). The profile registry lives in `toolgrade.judging._profiles`: the `bfcl`
-profile is imported on first use, and plug-ins come from the `toolgrade.profiles`
-entry-point group.
+`judge(..., profile="bfcl")` call `fn`, which returns a `Verdict`; `case_result`
+(`toolgrade.judging._case_result`) turns a verdict into the `CaseResult`, here and
+wherever else a result is made (the runner's timeouts and errors). The profile registry
+lives in `toolgrade.judging._profiles`: the `bfcl` profile is imported on first use, and
+plug-ins come from the `toolgrade.profiles` entry-point group.
+
+`judge_calls` is the core `judge` shares with the judge of a turn
+(`toolgrade.judging._turn`): calls against an expectation (a case's or a turn's
+expected calls, alternatives and order) under a profile and a rubric.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from functools import cache, partial
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import get_args
 
 from toolgrade._core.json_data import JsonValue
 from toolgrade._core.memo import IdentityMemo
 from toolgrade._core.toolcall import as_calls
-from toolgrade._core.trusted import construct_trusted, trusted_builder
-from toolgrade._core.vocab import ToolCall
+from toolgrade._core.vocab import Rubric, ToolCall
 from toolgrade.errors import ConfigError, SuiteError
 from toolgrade.extract import Extraction
+from toolgrade.judging._case_result import case_result
 from toolgrade.judging._profiles import (
     DEFAULT_PROFILE,
     PROFILES,
@@ -35,25 +39,26 @@ from toolgrade.judging._profiles import (
     profiles,
     register_profile,
 )
-from toolgrade.match import CallJudge, MatcherError, RubricName, matcher_problems
-from toolgrade.match import Verdict as CallsVerdict
-from toolgrade.results import CaseResult, PairResult, Status, Verdict
-from toolgrade.suite import Case, SuiteDefaults, ToolSpec
+from toolgrade.match import CallJudge, MatcherError, matcher_problems
+from toolgrade.results import CaseResult, Status, Verdict
+from toolgrade.suite import Case, SuiteDefaults, ToolSpec, Turn
 
 __all__ = [
     "JudgeFn",
     "case_result",
     "judge",
+    "judge_calls",
     "profile_reads_any_name",
     "profiles",
     "register_profile",
 ]
 
-_RUBRICS: tuple[str, ...] = get_args(RubricName)
+_RUBRICS: tuple[str, ...] = get_args(Rubric)
 _KNOWN_RUBRICS = frozenset(_RUBRICS)
 _DEFAULT_PROFILE = DEFAULT_PROFILE
 _profile = find_profile
 _RESOLVED = PROFILES.resolved  # the profiles looked up already (`find_profile` fills it)
+_CORRECT = Status.CORRECT  # looked up once: a member costs a lookup through its class
 
 
 def judge(
@@ -61,7 +66,7 @@ def judge(
     actual: Extraction | Sequence[ToolCall | Mapping[str, JsonValue]],
     *,
     tools: Sequence[ToolSpec] | None,
-    rubric: RubricName | None = None,
+    rubric: Rubric | None = None,
     strict: bool = False,
     profile: str = _DEFAULT_PROFILE,
     defaults: SuiteDefaults | None = None,
@@ -108,142 +113,86 @@ def judge(
     chosen = rubric or case.rubric or (defaults.rubric if defaults else None) or "partial"
     if chosen not in _KNOWN_RUBRICS:
         raise ConfigError(f"unknown rubric {chosen!r} (known: {', '.join(_RUBRICS)})")
-    extraction = actual if isinstance(actual, Extraction) else None
-    if profile == _DEFAULT_PROFILE:
-        calls = extraction.calls if extraction is not None else as_calls(actual, side="actual")
-        verdict = _default_profile(
-            case,
-            calls,
-            tools=tools,
-            rubric=chosen,
-            strict=strict,
-            defaults=defaults,
-            parse_failed=bool(extraction is not None and extraction.errors),
-        )
+    given: Extraction | tuple[ToolCall, ...]
+    if isinstance(actual, Extraction):
+        extraction, calls, given = actual, actual.calls, actual
     else:
-        fn = _RESOLVED.get(profile) or _profile(profile)
-        decided = fn(case, actual, tools=tools, rubric=chosen, strict=strict)
-        if not isinstance(decided, Verdict):
-            return decided  # a profile that builds its own result
-        verdict = decided
-        calls = extraction.calls if extraction is not None else as_calls(actual, side="actual")
-    return case_result(case, verdict, rubric=chosen, actual=calls, extraction=extraction)
+        extraction, calls = None, as_calls(actual, side="actual")
+        given = calls
+    # Positional: `judge` is on the hot path, and keywords cost a lookup each.
+    decided = judge_calls(case, given, case.id, tools, chosen, strict, profile, defaults)
+    if not isinstance(decided, Verdict):
+        return decided  # a profile that builds its own result
+    return case_result(case, decided, rubric=chosen, actual=calls, extraction=extraction)
 
 
-def case_result(
-    case: Case,
-    verdict: Verdict,
-    *,
-    rubric: RubricName,
-    actual: Sequence[ToolCall] = (),
-    extraction: Extraction | None = None,
-    error: str | None = None,
-    repeat: int = 0,
-    latency_ms: float | None = None,
-) -> CaseResult:
-    """The result of a case: a profile's verdict, or an unscored status, with its labels.
+def judge_calls(
+    expectation: Case | Turn,
+    actual: Extraction | tuple[ToolCall, ...],
+    case_id: str,
+    tools: Sequence[ToolSpec] | None,
+    rubric: Rubric,
+    strict: bool = False,
+    profile: str = _DEFAULT_PROFILE,
+    defaults: SuiteDefaults | None = None,
+    as_case: Callable[[], Case] | None = None,
+) -> Verdict | CaseResult:
+    """Judge calls against an expectation: a case's, or a turn's of a conversation.
 
-    Every `CaseResult` is made here: by `judge` from a profile's verdict, and by the
-    runner for a case that got no usable reply (`Verdict(Status.TIMEOUT, 0.0)` with
-    the `error` saying why).
+    The core of `judge` and of the judge of a turn: the expectation's calls, its
+    alternatives and its order, judged under the profile (see `judge`).
 
     Args:
-        case: the case.
-        verdict: what the profile decided (or the unscored status).
-        rubric: the rubric the score follows.
-        actual: the calls the model made.
-        extraction: the extraction the calls came from, for its format and errors.
-        error: for `error` and `timeout`: what went wrong.
-        repeat: the repetition index.
-        latency_ms: the time the model took, when known here.
+        expectation: the case, or the turn (which states calls).
+        actual: the extraction of the model's output, or its calls (a tuple).
+        case_id: the case's (or the conversation's) id, for errors.
+        tools: the tools offered; None accepts any tool name, without schemas.
+        rubric: the rubric (already chosen).
+        strict: fail on arguments the expectation does not mention.
+        profile: the matching rules: `default`, `bfcl`, or a registered profile.
+        defaults: the suite's defaults (order, `trim_strings`).
+        as_case: for a turn under a profile other than `default`: the case the profile
+            judges (a profile judges cases); None: the expectation is that case.
 
     Returns:
-        The result; the runner adds the reply's raw output, timings and finish reason.
+        The verdict; a profile that builds its own result gives that `CaseResult`.
+
+    Raises:
+        ConfigError: unknown profile.
+        SuiteError: the expectation holds a malformed matcher, or a tool's schema is invalid.
     """
-    errors = extraction.errors if extraction is not None else ()
-    # Every field comes from validated models or typed values: no second validation.
-    # The case's own fields are looked up once per case, the defaults once.
-    # (Item by item into a copy: cheaper than a dict display merging two dicts.)
-    hit = _CASE_ENTRIES.get(id(case))  # `_CASE_FIELDS.get`, inline for a hit
-    fields = hit[1] if hit is not None and hit[0] is case else _CASE_FIELDS.get(case, _case_fields)
-    values = fields.copy()
-    values["status"] = verdict.status
-    values["score"] = verdict.score
-    values["rubric"] = rubric
-    values["actual"] = actual if type(actual) is tuple else tuple(actual)
-    values["pairs"] = verdict.pairs
-    values["details"] = verdict.details
-    values["alternative"] = verdict.alternative
-    values["extraction_format"] = extraction.format if extraction is not None else None
-    if errors:
-        values["extraction_errors"] = tuple(f"{e.reason}: {e.message}" for e in errors)
-    values["latency_ms"] = latency_ms
-    values["error"] = error
-    values["repeat"] = repeat
-    if verdict.expected is not None:
-        values["expected"] = verdict.expected
-    status = verdict.status
-    if status is _TIMEOUT or status is _ERROR:
-        # Unscored results never had it: per-tool breakdowns use `expected` for them.
-        values["primary_tools"] = None
-    return _new_result(values)
-
-
-# Looked up once: an enum member costs a lookup through its class each time.
-_TIMEOUT, _ERROR = Status.TIMEOUT, Status.ERROR
-_SET_HERE = frozenset({"case_id", "status", "score"})
-"""The required fields of `CaseResult`, which `case_result` always sets."""
-# Every field is set (the case's fields hold them all, when `_SET_HERE` is every
-# required one): no key check, one fields set for every result.
-_COMPLETE = all(n in _SET_HERE or not f.is_required() for n, f in CaseResult.model_fields.items())
-_new_result = trusted_builder(CaseResult) if _COMPLETE else partial(construct_trusted, CaseResult)
-
-
-@cache
-def _defaults() -> dict[str, object]:
-    """Every field of `CaseResult` at its default, those `case_result` sets at None.
-
-    In the model's field order, which a result's `__dict__` keeps (its repr follows it).
-    The defaults are all immutable: every result shares them.
-    """
-    fields: dict[str, object] = {}
-    for name, info in CaseResult.model_fields.items():
-        if name in _SET_HERE:
-            fields[name] = None  # set by `_case_fields` or `case_result`
-        elif not info.is_required():
-            fields[name] = info.get_default(call_default_factory=True)
-    return fields
-
-
-# Per case, the result fields that come from it alone (frozen: computed once).
-_CASE_FIELDS: IdentityMemo[Case, dict[str, object]] = IdentityMemo(8192)
-_CASE_ENTRIES = _CASE_FIELDS.entries
-
-
-def _case_fields(case: Case) -> dict[str, object]:
-    """Every field of the case's results at its default, but those the case sets.
-
-    `primary_tools`: the distinct tool names of the case's primary expectation.
-    """
-    fields = _defaults().copy()
-    fields.update(
-        case_id=case.id,
-        expected=case.expected,
-        primary_tools=tuple(dict.fromkeys(c.name for c in case.expected)),
-        category=case.category,
-        difficulty=case.difficulty,
-        tags=case.tags,
-        prompt=case.prompt_json(),
-    )
-    return fields
+    if profile == _DEFAULT_PROFILE:
+        if isinstance(actual, Extraction):
+            calls, parse_failed = actual.calls, bool(actual.errors)
+        else:
+            calls, parse_failed = actual, False
+        return _default_profile(
+            expectation,
+            calls,
+            case_id=case_id,
+            tools=tools,
+            rubric=rubric,
+            strict=strict,
+            defaults=defaults,
+            parse_failed=parse_failed,
+        )
+    fn = _RESOLVED.get(profile) or _profile(profile)
+    if as_case is not None:
+        case = as_case()
+    elif isinstance(expectation, Case):
+        case = expectation
+    else:
+        raise ValueError(f"the {profile!r} profile judges cases: give `as_case` for a turn")
+    return fn(case, actual, tools=tools, rubric=rubric, strict=strict)
 
 
 def _default_profile(
-    case: Case,
+    expectation: Case | Turn,
     calls: Sequence[ToolCall],
     *,
+    case_id: str,
     tools: Sequence[ToolSpec] | None,
-    rubric: RubricName,
+    rubric: Rubric,
     strict: bool,
     defaults: SuiteDefaults | None,
     parse_failed: bool,
@@ -256,26 +205,11 @@ def _default_profile(
         parse_failed=parse_failed,
         trim=defaults.trim_strings if defaults else True,
     )
-    order = case.order or (defaults.order if defaults else "any")
-    index, found = _verdict(case, judge_, rubric=rubric, ordered=order == "strict")
-    pairs = tuple(
-        PairResult(
-            expected_index=p.expected_index,
-            actual_index=p.actual_index,
-            verdict=p.kind,
-            credit=p.credit if rubric == "partial" else float(p.kind == "correct"),
-            details=p.mismatches,
-        )
-        for p in found.pairs
-    )
-    return Verdict(
-        status=Status(found.status),
-        score=found.score,
-        pairs=pairs,
-        details=tuple(found.details),
-        expected=None if index is None else case.alternatives[index],
-        alternative=index,
-    )
+    order = expectation.order or (defaults.order if defaults else "any")
+    index, found = _verdict(expectation, judge_, case_id, rubric=rubric, ordered=order == "strict")
+    if index is None:
+        return found
+    return replace(found, expected=expectation.alternatives[index], alternative=index)
 
 
 def _call_judge(
@@ -297,70 +231,77 @@ def _call_judge(
 
 
 def _verdict(
-    case: Case, judge_: CallJudge, *, rubric: RubricName, ordered: bool
-) -> tuple[int | None, CallsVerdict]:
+    expectation: Case | Turn, judge_: CallJudge, case_id: str, *, rubric: Rubric, ordered: bool
+) -> tuple[int | None, Verdict]:
     """The verdict, and which alternative it is against (None: the primary expectation).
 
     Raises:
         SuiteError: a malformed matcher, or an invalid tool schema, with the case id.
     """
-    _check_matchers(case)
+    _check_matchers(expectation, case_id)
     try:
-        if case.any_call:
+        if isinstance(expectation, Case) and expectation.any_call:
             return None, _any_call(judge_)
-        return _best(case, judge_, rubric=rubric, ordered=ordered)
+        return _best(expectation, judge_, rubric=rubric, ordered=ordered)
     except MatcherError as exc:
         message = "malformed matcher in the expectation"
-        raise SuiteError(message, case_id=case.id, problems=exc.problems) from None
+        raise SuiteError(message, case_id=case_id, problems=exc.problems) from None
     except SuiteError as exc:
-        raise SuiteError(exc.message, case_id=case.id, location="tools") from None
+        raise SuiteError(exc.message, case_id=case_id, location="tools") from None
 
 
-# Cases whose matchers were checked, by identity (a case is frozen).
-_CHECKED: IdentityMemo[Case, bool] = IdentityMemo(4096)
+# Expectations whose matchers were checked, by identity (cases and turns are frozen).
+_CHECKED: IdentityMemo[Case | Turn, bool] = IdentityMemo(4096)
 
 
-def _check_matchers(case: Case) -> None:
+def _check_matchers(expectation: Case | Turn, case_id: str) -> None:
     """Refuse a malformed matcher even where the comparison would never reach it.
 
     Raises:
-        SuiteError: every malformed matcher of the case, with its location.
+        SuiteError: every malformed matcher of the expectation, with its location.
     """
-    _CHECKED.get(case, _matchers_checked)
+    if _CHECKED.find(expectation) is None:
+        _CHECKED.put(expectation, _matchers_checked(expectation, case_id))
 
 
-def _matchers_checked(case: Case) -> bool:
-    """True when every matcher of the case is well formed (see `_check_matchers`)."""
+def _matchers_checked(expectation: Case | Turn, case_id: str) -> bool:
+    """True when every matcher of the expectation is well formed (see `_check_matchers`)."""
     problems: list[str] = []
-    for k, expectation in enumerate((case.expected, *case.alternatives)):
+    for k, calls in enumerate((expectation.expected or (), *expectation.alternatives)):
         where = "expected" if k == 0 else f"alternatives[{k - 1}]"
-        for i, call in enumerate(expectation):
+        for i, call in enumerate(calls):
             problems += matcher_problems(call.arguments, f"{where}[{i}].arguments")
     if problems:
         message = "malformed matcher in the expectation"
-        raise SuiteError(message, case_id=case.id, problems=tuple(problems))
+        raise SuiteError(message, case_id=case_id, problems=tuple(problems))
     return True
 
 
 def _best(
-    case: Case, judge_: CallJudge, *, rubric: RubricName, ordered: bool
-) -> tuple[int | None, CallsVerdict]:
+    expectation: Case | Turn, judge_: CallJudge, *, rubric: Rubric, ordered: bool
+) -> tuple[int | None, Verdict]:
     """The best-scoring of the expectation and its alternatives (the earliest on ties)."""
     best_index: int | None = None
-    best = judge_.verdict(case.expected, rubric=rubric, ordered=ordered)
-    for k, alternative in enumerate(case.alternatives):
-        if best.status == "correct":
+    best = judge_.verdict(expectation.expected or (), rubric=rubric, ordered=ordered)
+    for k, alternative in enumerate(expectation.alternatives):
+        if best.status is _CORRECT:
             break
         verdict = judge_.verdict(alternative, rubric=rubric, ordered=ordered)
-        if (verdict.score, verdict.closeness) > (best.score, best.closeness):
+        if (verdict.score, verdict.closeness or 0.0) > (best.score, best.closeness or 0.0):
             best_index, best = k, verdict
     return best_index, best
 
 
-def _any_call(judge_: CallJudge) -> CallsVerdict:
+def _any_call(judge_: CallJudge) -> Verdict:
     """Relevance: any call of an offered tool passes, whatever its arguments."""
     if any(judge_.is_offered(c.name) for c in judge_.actual):
-        return CallsVerdict("correct", 1.0, 1.0)
+        return _ANY_CALL_MADE
     if judge_.actual:
-        return CallsVerdict("wrong_tool", 0.0, 0.0)
-    return CallsVerdict("parse_error" if judge_.parse_failed else "missed_call", 0.0, 0.0)
+        return _ANY_CALL_WRONG
+    return _ANY_CALL_READ_NONE if judge_.parse_failed else _ANY_CALL_MISSED
+
+
+_ANY_CALL_MADE = Verdict(Status.CORRECT, 1.0, closeness=1.0)
+_ANY_CALL_WRONG = Verdict(Status.WRONG_TOOL, 0.0, closeness=0.0)
+_ANY_CALL_READ_NONE = Verdict(Status.PARSE_ERROR, 0.0, closeness=0.0)
+_ANY_CALL_MISSED = Verdict(Status.MISSED_CALL, 0.0, closeness=0.0)

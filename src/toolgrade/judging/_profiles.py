@@ -16,9 +16,8 @@ from toolgrade.errors import ConfigError
 
 if TYPE_CHECKING:
     from toolgrade._core.json_data import JsonValue
-    from toolgrade._core.vocab import ToolCall
+    from toolgrade._core.vocab import Rubric, ToolCall
     from toolgrade.extract import Extraction
-    from toolgrade.match import RubricName
     from toolgrade.results import CaseResult, Verdict
     from toolgrade.suite import Case, ToolSpec
 
@@ -50,7 +49,7 @@ class JudgeFn(Protocol):
         /,
         *,
         tools: Sequence[ToolSpec] | None,
-        rubric: RubricName | None = None,
+        rubric: Rubric | None = None,
         strict: bool = False,
     ) -> Verdict | CaseResult:
         """Judge one case (`rubric` is the one the result records)."""

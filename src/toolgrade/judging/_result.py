@@ -1,34 +1,20 @@
-"""A judged conversation as a result: its verdict and the `CaseResult` carrying it."""
+"""A judged conversation as a result: the `CaseResult` carrying its verdict and record."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from toolgrade._core.transcript import ConversationRecord
-from toolgrade._core.vocab import Rubric, Status
-from toolgrade.results import CaseResult
+from toolgrade._core.vocab import Rubric
+from toolgrade.results import CaseResult, Status, Verdict
 from toolgrade.suite import Conversation
 
-__all__ = ["ConversationVerdict", "conversation_result"]
+__all__ = ["conversation_result"]
 
-
-@dataclass(frozen=True, slots=True)
-class ConversationVerdict:
-    """The verdict on one conversation: its status, its score and the whole record."""
-
-    status: Status
-    """`correct` when it passed, else the first failure's cause."""
-    score: float
-    """1/0 under the binary rubric, else the share of deciding checks held."""
-    record: ConversationRecord
-    """Every turn, check and verdict."""
-    rubric: Rubric = "partial"
-    """The rubric the score follows."""
+_DEFAULT_RUBRIC: Rubric = "partial"
+_UNSCORED = frozenset(s for s in Status if not s.scored)
 
 
 def conversation_result(
     conversation: Conversation,
-    verdict: ConversationVerdict,
+    verdict: Verdict,
     *,
     rubric: Rubric | None = None,
     repeat: int = 0,
@@ -39,8 +25,8 @@ def conversation_result(
 
     Args:
         conversation: the conversation.
-        verdict: its verdict (`judge_conversation`).
-        rubric: the rubric; None: the verdict's.
+        verdict: its verdict (`judge_conversation`), with its record.
+        rubric: the rubric; None: the conversation's, then the verdict's, then `partial`.
         repeat: the repetition index.
         error: what went wrong, for a conversation ended by a failed request; None:
             the first failure's message when it is a timeout or an error.
@@ -49,10 +35,15 @@ def conversation_result(
     Returns:
         The result: `expected` holds the reference's calls, `actual` every call made,
         `conversation` the record; raw outputs stay in the steps.
+
+    Raises:
+        ValueError: the verdict has no record.
     """
     record = verdict.record
+    if record is None:
+        raise ValueError("a conversation's verdict carries its record")
     first = record.first_failure
-    if error is None and first is not None and first.cause in ("timeout", "error"):
+    if error is None and first is not None and first.cause in _UNSCORED:
         error = first.message
     steps = [s for t in record.turns for s in t.steps]
     if latency_ms is None:
@@ -67,7 +58,7 @@ def conversation_result(
         case_id=conversation.id,
         status=verdict.status,
         score=verdict.score,
-        rubric=rubric or conversation.rubric or verdict.rubric,
+        rubric=rubric or conversation.rubric or verdict.rubric or _DEFAULT_RUBRIC,
         expected=reference,
         actual=record.calls,
         primary_tools=tuple(dict.fromkeys(c.name for c in source)),

@@ -33,6 +33,7 @@ from typing import Literal, Protocol, TypeVar
 from toolgrade._core.json_data import JsonValue
 from toolgrade._core.threads import BoundedPool, default_pool
 from toolgrade._core.transcript import FirstFailure, Step
+from toolgrade._core.vocab import Status
 from toolgrade.environments import EnvironmentFactory, environment_factory
 from toolgrade.errors import SuiteError
 from toolgrade.judging._conversation import judge_conversation
@@ -228,9 +229,10 @@ def _failure(
         rubric="binary",
         reference_state=left.environment.state,
     )
-    if verdict.record.passed:
+    if verdict.passed:
         return None
-    return verdict.record.first_failure or FirstFailure(cause="error", message="did not pass")
+    first = verdict.record.first_failure if verdict.record is not None else None
+    return first or FirstFailure(cause=Status.ERROR, message="did not pass")
 
 
 def _describe(failure: FirstFailure) -> str:

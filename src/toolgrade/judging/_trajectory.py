@@ -21,27 +21,22 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
-from toolgrade._core.vocab import Mismatch, ToolCall
+from toolgrade._core.vocab import Mismatch, Status, ToolCall
 from toolgrade.match import CallJudge, align
 from toolgrade.suite import SuiteDefaults, ToolSpec, TrajectoryMode
 
 __all__ = [
-    "TrajectoryCause",
-    "TrajectoryVerdict",
+    "TrajectoryMatch",
     "compare_trajectory",
     "describe_call",
     "trajectory_prf",
 ]
 
-TrajectoryCause = Literal["wrong_args", "missed_call", "unexpected_call"]
-"""Why a trajectory failed, as a conversation's failure cause."""
-
 
 @dataclass(frozen=True, slots=True)
-class TrajectoryVerdict:
-    """A trajectory compared with its reference."""
+class TrajectoryMatch:
+    """A trajectory compared with its reference: which calls match, and whether it holds."""
 
     passed: bool
     """Whether the calls hold the mode."""
@@ -55,8 +50,9 @@ class TrajectoryVerdict:
     """Actual indexes left unmatched (a failure in `exact`, `unordered` and `subset`)."""
     wrong_args: tuple[int, ...] = ()
     """The `missing` reference indexes whose tool was called, but with other arguments."""
-    cause: TrajectoryCause | None = None
-    """Why it failed: `wrong_args`, `missed_call` or `unexpected_call`; None when passed."""
+    cause: Status | None = None
+    """Why it failed, as a conversation's failure cause: `wrong_args`, `missed_call` or
+    `unexpected_call`; None when passed."""
 
 
 class _Equality:
@@ -110,7 +106,7 @@ def compare_trajectory(
     *,
     tools: Mapping[str, ToolSpec] | None = None,
     defaults: SuiteDefaults | None = None,
-) -> TrajectoryVerdict:
+) -> TrajectoryMatch:
     """Compare the calls of a conversation with a reference list under a mode.
 
     Args:
@@ -121,7 +117,7 @@ def compare_trajectory(
         defaults: the suite's defaults (`trim_strings`).
 
     Returns:
-        The verdict: passed, the first problem, and which calls matched.
+        The comparison: passed, the first problem, and which calls matched.
 
     Raises:
         MatcherError: a reference call holds a malformed matcher.
@@ -173,7 +169,7 @@ def trajectory_prf(
     return precision, recall, f1
 
 
-def _exact(eq: _Equality) -> TrajectoryVerdict:
+def _exact(eq: _Equality) -> TrajectoryMatch:
     n, m = len(eq.reference), len(eq.actual)
     matched = [(k, k) for k in range(min(n, m)) if eq.equal(k, k)]
     done = {k for k, _ in matched}
@@ -195,10 +191,10 @@ def _exact(eq: _Equality) -> TrajectoryVerdict:
             if m > n
             else f": reference call {m + 1} ({eq.reference[m].name}) was not made"
         )
-    return _verdict(matched, missing, unexpected, wrong, message=message, extras_fail=True)
+    return _match(matched, missing, unexpected, wrong, message=message, extras_fail=True)
 
 
-def _in_order(eq: _Equality) -> TrajectoryVerdict:
+def _in_order(eq: _Equality) -> TrajectoryMatch:
     matched: list[tuple[int, int]] = []
     missing: list[int] = []
     message = None
@@ -215,7 +211,7 @@ def _in_order(eq: _Equality) -> TrajectoryVerdict:
     used = {j for _, j in matched}
     unexpected = [j for j in range(len(eq.actual)) if j not in used]
     wrong = _wrong_args(eq, missing, unexpected)
-    return _verdict(matched, missing, unexpected, wrong, message=message, extras_fail=False)
+    return _match(matched, missing, unexpected, wrong, message=message, extras_fail=False)
 
 
 def _not_in_order(eq: _Equality, i: int, start: int, matched: list[tuple[int, int]]) -> str:
@@ -229,7 +225,7 @@ def _not_in_order(eq: _Equality, i: int, start: int, matched: list[tuple[int, in
     return _not_made(eq, i, near, after=after)
 
 
-def _any_order(eq: _Equality, mode: TrajectoryMode) -> TrajectoryVerdict:
+def _any_order(eq: _Equality, mode: TrajectoryMode) -> TrajectoryMatch:
     matched = eq.matching()
     used_ref = {i for i, _ in matched}
     used_act = {j for _, j in matched}
@@ -249,7 +245,7 @@ def _any_order(eq: _Equality, mode: TrajectoryMode) -> TrajectoryVerdict:
             if any(eq.equal(i, j) for i in range(len(eq.reference)))
             else ""
         )
-    return _verdict(
+    return _match(
         matched,
         missing if missing_fails else [],
         unexpected,
@@ -283,7 +279,7 @@ def _count(n: int, m: int) -> str:
     return f"{m} call{'s' if m != 1 else ''} instead of {n}"
 
 
-def _verdict(
+def _match(
     matched: list[tuple[int, int]],
     missing: list[int],
     unexpected: list[int],
@@ -292,12 +288,18 @@ def _verdict(
     message: str | None,
     extras_fail: bool,
     missing_all: list[int] | None = None,
-) -> TrajectoryVerdict:
+) -> TrajectoryMatch:
     failed = bool(missing) or (extras_fail and bool(unexpected))
-    cause: TrajectoryCause | None = None
+    cause: Status | None = None
     if failed:
-        cause = "wrong_args" if wrong else "missed_call" if missing else "unexpected_call"
-    return TrajectoryVerdict(
+        cause = (
+            Status.WRONG_ARGS
+            if wrong
+            else Status.MISSED_CALL
+            if missing
+            else Status.UNEXPECTED_CALL
+        )
+    return TrajectoryMatch(
         passed=not failed,
         message=message if failed else None,
         matched=tuple(sorted(matched)),

@@ -1,7 +1,8 @@
 """Judging one turn of a conversation: its calls, its reply, its step limit.
 
-A turn that states calls is judged like a single case (`toolgrade.judging._judge.judge`) with
-the tools offered in that turn; its calls are those of all its steps, in order. A
+A turn that states calls is judged as a single case is, by the judge's core
+(`toolgrade.judging._judge.judge_calls`, under the partial rubric), with the tools
+offered in that turn; its calls are those of all its steps, in order. A
 turn fails on a failed request, on reaching its step limit, or on what it stated;
 its cause is the first that applies of: `timeout`/`error`, `parse_error`,
 `uncovered_call` (a failing call no scripted rule covers), `forbidden_call`,
@@ -12,17 +13,20 @@ its cause is the first that applies of: `timeout`/`error`, `parse_error`,
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import get_args
 
 from toolgrade._core.json_data import JsonValue
-from toolgrade._core.transcript import Exchange, FailureCause, TurnPair, TurnResult
-from toolgrade._core.vocab import ToolCall
+from toolgrade._core.transcript import Exchange, FailureCause, TurnResult
+from toolgrade._core.trusted import construct_trusted
+from toolgrade._core.verdict import Verdict
+from toolgrade._core.vocab import PairResult, Status, ToolCall
 from toolgrade.environments import TurnRun
 from toolgrade.extract import Extraction, ExtractionProblem, ExtractionProblemReason
-from toolgrade.judging._judge import judge
+from toolgrade.judging._judge import judge_calls
 from toolgrade.judging._trajectory import describe_call
 from toolgrade.match import MatchOptions, compare_values
-from toolgrade.results import CaseResult, Status
+from toolgrade.results import CaseResult
 from toolgrade.suite import Case, Conversation, Suite, SuiteDefaults, Turn
 
 __all__ = ["judge_turn", "reply_problem"]
@@ -53,10 +57,15 @@ def judge_turn(
     """
     turn = conversation.turns[run.index]
     calls = tuple(c for s in run.steps for c in s.calls)
-    judged = _judge_calls(suite, conversation, run, calls, profile) if turn.states_calls else None
+    problems = tuple(_problem(e) for s in run.steps for e in s.extraction_errors)
+    judged = (
+        _judge_calls(suite, conversation, run, calls, problems, profile)
+        if turn.states_calls
+        else None
+    )
     problem = reply_problem(turn, run.reply, suite.defaults) if turn.reply is not None else None
-    cause, message = _cause(run, calls, judged, problem, forbidden=forbidden)
-    pairs = () if judged is None else judged.pairs
+    expected = () if judged is None else _expected(judged, turn)
+    cause, message = _cause(run, calls, expected, problems, judged, problem, forbidden=forbidden)
     return TurnResult(
         index=run.index,
         user=run.user,
@@ -66,16 +75,8 @@ def judge_turn(
         checked=turn.states_anything,
         cause=cause,
         message=message,
-        expected=() if judged is None else judged.expected,
-        pairs=tuple(
-            TurnPair(
-                expected_index=p.expected_index,
-                actual_index=p.actual_index,
-                verdict=p.verdict,
-                details=p.details,
-            )
-            for p in pairs
-        ),
+        expected=expected,
+        pairs=() if judged is None else tuple(_without_credit(p) for p in judged.pairs),
         forced=run.forced,
     )
 
@@ -85,11 +86,36 @@ def _judge_calls(
     conversation: Conversation,
     run: TurnRun,
     calls: tuple[ToolCall, ...],
+    problems: tuple[ExtractionProblem, ...],
     profile: str,
-) -> CaseResult:
-    """The turn's calls judged against what it states, as a single case."""
+) -> Verdict:
+    """The turn's calls judged against what it states (under the partial rubric)."""
     turn = conversation.turns[run.index]
-    case = Case.model_construct(
+    actual: Extraction | tuple[ToolCall, ...] = calls
+    if problems:
+        fmt = next((s.extraction_format for s in run.steps if s.extraction_format), None)
+        actual = Extraction(calls=calls, format=fmt or "none", errors=problems)
+    decided = judge_calls(
+        turn,
+        actual,
+        case_id=conversation.id,
+        tools=suite.tools_for_turn(conversation, run.index),
+        rubric="partial",
+        profile=profile,
+        defaults=suite.defaults,
+        as_case=partial(_turn_case, conversation, turn),
+    )
+    return decided if isinstance(decided, Verdict) else _verdict_of(decided)
+
+
+def _expected(verdict: Verdict, turn: Turn) -> tuple[ToolCall, ...]:
+    """The expectation the turn was judged against (the best alternative)."""
+    return (turn.expected or ()) if verdict.expected is None else verdict.expected
+
+
+def _turn_case(conversation: Conversation, turn: Turn) -> Case:
+    """A turn as the case a judge profile judges (profiles judge cases)."""
+    return Case(
         id=conversation.id,
         prompt=turn.user,
         expected=turn.expected or (),
@@ -99,27 +125,32 @@ def _judge_calls(
         difficulty=conversation.difficulty,
         tags=conversation.tags,
     )
-    errors = tuple(e for s in run.steps for e in s.extraction_errors)
-    actual: Extraction | tuple[ToolCall, ...] = calls
-    if errors:
-        fmt = next((s.extraction_format for s in run.steps if s.extraction_format), None)
-        actual = Extraction(
-            calls=calls,
-            format=fmt or "none",
-            errors=tuple(_problem(e) for e in errors),
-        )
-    return judge(
-        case,
-        actual,
-        tools=suite.tools_for_turn(conversation, run.index),
-        rubric="partial",
-        profile=profile,
-        defaults=suite.defaults,
+
+
+def _verdict_of(result: CaseResult) -> Verdict:
+    """The verdict a profile's own `CaseResult` holds."""
+    return Verdict(
+        result.status,
+        result.score,
+        pairs=result.pairs,
+        details=result.details,
+        expected=result.expected,
+        alternative=result.alternative,
     )
 
 
+def _without_credit(pair: PairResult) -> PairResult:
+    """A turn's pair: a turn records no credit (it passes or fails)."""
+    if pair.credit is None:
+        return pair
+    return construct_trusted(PairResult, {**pair.__dict__, "credit": None})
+
+
 def _problem(text: str) -> ExtractionProblem:
-    """A step's extraction error (`reason: message`, as results keep it) read back."""
+    """A step's extraction error read back: `reason: message`, else a malformed call.
+
+    A step keeps the messages of its extraction's problems as text.
+    """
     reason, _, message = text.partition(": ")
     if reason in _REASONS and message:
         return ExtractionProblem(reason=reason, message=message)
@@ -167,39 +198,43 @@ def _quoted(value: JsonValue) -> str:
 def _cause(
     run: TurnRun,
     calls: tuple[ToolCall, ...],
-    judged: CaseResult | None,
+    expected: tuple[ToolCall, ...],
+    problems: tuple[ExtractionProblem, ...],
+    judged: Verdict | None,
     reply: str | None,
     *,
     forbidden: bool,
 ) -> tuple[FailureCause | None, str | None]:
     """The turn's failure cause and message, in the documented order; None: it held."""
     if run.error is not None:
-        return ("timeout" if run.timeout else "error"), run.error
+        return (Status.TIMEOUT if run.timeout else Status.ERROR), run.error
     calls_failed = judged is not None and judged.status != Status.CORRECT
     if not (calls_failed or run.step_limit or reply is not None):
         return None, None
     if judged is not None and judged.status == Status.PARSE_ERROR:
-        return "parse_error", _calls_message(judged, calls)
+        first = problems[0] if problems else None
+        return Status.PARSE_ERROR, "malformed call" + (
+            f": {first.reason}: {first.message}" if first is not None else ""
+        )
     uncovered = _uncovered(run, calls, judged) if calls_failed and judged is not None else None
     if uncovered is not None:
         note = f" ({uncovered.note})" if uncovered.note else ""
         what = f"call {describe_call(uncovered.call)} is covered by no rule"
-        return "uncovered_call", what + note
+        return Status.UNCOVERED_CALL, what + note
     if forbidden:
-        return "forbidden_call", "a forbidden call was made in this turn"
+        return Status.FORBIDDEN_CALL, "a forbidden call was made in this turn"
     if run.step_limit:
         n = len(run.steps)
-        return "step_limit", f"{n} step{'s' if n != 1 else ''}, the limit, and still calling tools"
+        limit = f"{n} step{'s' if n != 1 else ''}, the limit, and still calling tools"
+        return Status.STEP_LIMIT, limit
     if calls_failed and judged is not None:
         status = judged.status
-        cause: FailureCause = (
-            "unexpected_call" if status == Status.EXTRA_CALLS else status.value  # type: ignore[assignment]
-        )
-        return cause, _calls_message(judged, calls)
-    return "reply_mismatch", reply
+        cause = Status.UNEXPECTED_CALL if status == Status.EXTRA_CALLS else status
+        return cause, _calls_message(judged, calls, expected)
+    return Status.REPLY_MISMATCH, reply
 
 
-def _uncovered(run: TurnRun, calls: tuple[ToolCall, ...], judged: CaseResult) -> Exchange | None:
+def _uncovered(run: TurnRun, calls: tuple[ToolCall, ...], judged: Verdict) -> Exchange | None:
     """The first failing call of the turn that no scripted rule covered, if any."""
     exchanges = [x for s in run.steps for x in s.exchanges]
     failing = sorted(
@@ -213,13 +248,11 @@ def _uncovered(run: TurnRun, calls: tuple[ToolCall, ...], judged: CaseResult) ->
     return next((x for x in exchanges if x.outcome == "uncovered" and x.call in wrong), None)
 
 
-def _calls_message(judged: CaseResult, calls: tuple[ToolCall, ...]) -> str:
-    """What was wrong with the turn's calls, in one line."""
+def _calls_message(
+    judged: Verdict, calls: tuple[ToolCall, ...], expected: tuple[ToolCall, ...]
+) -> str:
+    """What was wrong with the turn's calls (not a malformed call), in one line."""
     status = judged.status
-    expected = judged.expected
-    if status == Status.PARSE_ERROR:
-        problems = judged.extraction_errors
-        return "malformed call" + (f": {problems[0]}" if problems else "")
     if status == Status.UNEXPECTED_CALL:
         return f"no call expected, got {describe_call(calls[0])}"
     if status == Status.EXTRA_CALLS:

@@ -24,7 +24,7 @@ from toolgrade.match._values import (
 )
 
 if _typing.TYPE_CHECKING:
-    from toolgrade.match._calls import CallJudge, RubricName, Verdict
+    from toolgrade.match._calls import CallJudge
     from toolgrade.match._evaluate import MatchContext, accepts_absent
     from toolgrade.match._fastschema import QuickValidator, quick_validator
     from toolgrade.match._matchers import (
@@ -55,8 +55,6 @@ __all__ = [
     "Pairs",
     "QuickValidator",
     "REQUIRED_BY_SCHEMA",
-    "RubricName",
-    "Verdict",
     "accepts_absent",
     "align",
     "bounded_validator_class",
@@ -78,7 +76,7 @@ __all__ = [
 ]
 
 _LAZY = {
-    "_calls": ("CallJudge", "RubricName", "Verdict"),
+    "_calls": ("CallJudge",),
     "_evaluate": ("MatchContext", "accepts_absent"),
     "_fastschema": ("QuickValidator", "quick_validator"),
     "_matchers": (

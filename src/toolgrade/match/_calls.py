@@ -1,48 +1,30 @@
 """Judging a list of actual calls against one expectation: pairing, status, score.
 
 The judge (`toolgrade.judging._judge`) asks `CallJudge` for a `Verdict` on the primary
-expectation and on each alternative. Work that depends only on an actual call (its
-schema coercion and validation) is done once per call, however many expectations
-and pairs it takes part in.
+expectation and on each alternative: its status, its score, its pairs (each a
+`PairResult` with its credit under the rubric) and its closeness, which breaks ties
+between alternatives. Work that depends only on an actual call (its schema coercion and
+validation) is done once per call, however many expectations and pairs it takes part in.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Protocol
 
 from toolgrade._core.json_data import JsonObject
-from toolgrade._core.vocab import Mismatch, PairKind, Rubric
+from toolgrade._core.trusted import slots_builder, trusted_builder
+from toolgrade._core.verdict import Verdict
+from toolgrade._core.vocab import Mismatch, PairKind, PairResult, Rubric, Status
 from toolgrade.match._align import align
 from toolgrade.match._coerce import coerce_value
 from toolgrade.match._schema import merge_mismatches, schema_mismatches
 from toolgrade.match._values import SEMANTIC, MatchOptions, _Walker
 
-__all__ = [
-    "CallJudge",
-    "CallLike",
-    "CaseStatus",
-    "PairVerdict",
-    "RubricName",
-    "Verdict",
-]
+__all__ = ["CallJudge", "CallLike"]
 
-RubricName = Rubric
-"""The rubric vocabulary (`toolgrade._core.vocab.Rubric`) under the name the judge imports."""
-# The statuses a call judge can give: the scored part of `toolgrade._core.vocab.Status`, as
-# literals for the judge's own verdicts (tests/test_vocab.py checks the subset).
-CaseStatus = Literal[
-    "correct",
-    "wrong_args",
-    "wrong_tool",
-    "missed_call",
-    "unexpected_call",
-    "extra_calls",
-    "parse_error",
-]
-
-# Partial credit of a pair (the task specification's defaults).
+# Partial credit of a pair (the task specification's defaults); under the other rubrics
+# a pair's credit is 1 when it is correct, else 0.
 CORRECT_CREDIT = 1.0
 WRONG_ARGS_CREDIT = 0.5
 
@@ -59,31 +41,6 @@ class CallLike(Protocol):
     def arguments(self) -> JsonObject:
         """The arguments."""
         ...
-
-
-@dataclass(frozen=True, slots=True)
-class PairVerdict:
-    """One expected call and one actual call (either may be missing), judged."""
-
-    expected_index: int | None
-    actual_index: int | None
-    kind: PairKind
-    credit: float
-    """Partial credit: 1 correct, 0.5 wrong arguments, 0 otherwise."""
-    mismatches: tuple[Mismatch, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Verdict:
-    """The judgement of all actual calls against one expectation."""
-
-    status: CaseStatus
-    score: float
-    """The score under the rubric asked for."""
-    closeness: float
-    """The partial-rubric score, to break ties between alternatives under other rubrics."""
-    pairs: tuple[PairVerdict, ...] = ()
-    details: tuple[Mismatch, ...] = field(default=())
 
 
 class CallJudge:
@@ -144,9 +101,7 @@ class CallJudge:
         walker.object(expected.arguments, arguments, "$", schema=self.schemas.get(expected.name))
         return merge_mismatches(walker.out, violations)
 
-    def verdict(
-        self, expected: Sequence[CallLike], *, rubric: RubricName, ordered: bool
-    ) -> Verdict:
+    def verdict(self, expected: Sequence[CallLike], *, rubric: Rubric, ordered: bool) -> Verdict:
         """Judge the actual calls against one expectation (a list of calls, maybe empty)."""
         n_exp, n_act = len(expected), len(self.actual)
         if not n_exp or not n_act:
@@ -163,47 +118,92 @@ class CallJudge:
                 if a.name == e.name:
                     found[i, j] = self.compare(e, j)
                     credit[i][j] = near if found[i, j] else right
-        pairs = _pair_up(align(credit, ordered=ordered), found, n_exp=n_exp, n_act=n_act)
+        near_credit = WRONG_ARGS_CREDIT if rubric == "partial" else 0.0
+        aligned = align(credit, ordered=ordered)
+        pairs = _pair_up(aligned, found, n_exp=n_exp, n_act=n_act, near_credit=near_credit)
         return self._finish(pairs, n_exp, n_act, rubric=rubric)
 
     def _trivial(self, n_exp: int, n_act: int) -> Verdict:
         if n_exp == 0 and n_act == 0:
             if self.parse_failed:
-                return Verdict("parse_error", 0.0, 0.0)
-            return Verdict("correct", 1.0, 1.0)
+                return _NOTHING_READ
+            return _NOTHING_EXPECTED
         if n_exp == 0:
-            extra = tuple(PairVerdict(None, j, "extra", 0.0) for j in range(n_act))
-            return Verdict("unexpected_call", 0.0, 0.0, extra)
-        missed = tuple(PairVerdict(i, None, "missed", 0.0) for i in range(n_exp))
-        status: CaseStatus = "parse_error" if self.parse_failed else "missed_call"
-        return Verdict(status, 0.0, 0.0, missed)
+            extra = tuple(_pair(None, j, "extra", 0.0) for j in range(n_act))
+            return _verdict(_UNEXPECTED_CALL, 0.0, 0.0, extra)
+        missed = tuple(_pair(i, None, "missed", 0.0) for i in range(n_exp))
+        status = _PARSE_ERROR if self.parse_failed else _MISSED_CALL
+        return _verdict(status, 0.0, 0.0, missed)
 
     def _finish(
-        self, pairs: list[PairVerdict], n_exp: int, n_act: int, *, rubric: RubricName
+        self, pairs: list[PairResult], n_exp: int, n_act: int, *, rubric: Rubric
     ) -> Verdict:
-        kinds = [p.kind for p in pairs]
+        kinds = [p.verdict for p in pairs]
         n_correct = kinds.count("correct")
-        closeness = sum(p.credit for p in pairs) / max(n_exp, n_act)
-        status: CaseStatus
+        n_near = kinds.count("wrong_args")
+        closeness = (n_correct * CORRECT_CREDIT + n_near * WRONG_ARGS_CREDIT) / max(n_exp, n_act)
+        status: Status
         if n_correct == n_exp:
-            status = "extra_calls" if n_act > n_exp else "correct"
+            status = _EXTRA_CALLS if n_act > n_exp else _CORRECT
         elif self.parse_failed and n_correct == 0:
-            status = "parse_error"
+            status = _PARSE_ERROR
         elif "wrong_tool" in kinds:
-            status = "wrong_tool"
+            status = _WRONG_TOOL
         elif "missed" in kinds:
-            status = "missed_call"
+            status = _MISSED_CALL
         else:
-            status = "wrong_args"
+            status = _WRONG_ARGS
         if rubric == "binary":
-            score = 1.0 if status == "correct" else 0.0
+            score = 1.0 if status is _CORRECT else 0.0
         elif rubric == "f1":
             precision, recall = n_correct / n_act, n_correct / n_exp
             score = 2 * precision * recall / (precision + recall) if n_correct else 0.0
         else:
             score = closeness
-        details = tuple(m for p in pairs for m in p.mismatches)
-        return Verdict(status, score, closeness, tuple(pairs), details)
+        details = tuple(m for p in pairs for m in p.details) if n_near else ()
+        return _verdict(status, score, closeness, tuple(pairs), details)
+
+
+# Looked up once: an enum member costs a lookup through its class each time.
+_CORRECT, _WRONG_ARGS, _WRONG_TOOL = Status.CORRECT, Status.WRONG_ARGS, Status.WRONG_TOOL
+_MISSED_CALL, _UNEXPECTED_CALL = Status.MISSED_CALL, Status.UNEXPECTED_CALL
+_EXTRA_CALLS, _PARSE_ERROR = Status.EXTRA_CALLS, Status.PARSE_ERROR
+_new_pair = trusted_builder(PairResult)
+_new_verdict = slots_builder(Verdict)
+
+
+def _verdict(
+    status: Status,
+    score: float,
+    closeness: float,
+    pairs: tuple[PairResult, ...] = (),
+    details: tuple[Mismatch, ...] = (),
+) -> Verdict:
+    """The call judge's verdict, built as the valid values it is given (every field)."""
+    return _new_verdict(status, score, pairs, details, None, None, closeness, None, None, None)
+
+
+_NOTHING_EXPECTED = _verdict(_CORRECT, 1.0, 1.0)
+_NOTHING_READ = _verdict(_PARSE_ERROR, 0.0, 0.0)
+
+
+def _pair(
+    expected_index: int | None,
+    actual_index: int | None,
+    kind: PairKind,
+    credit: float,
+    details: tuple[Mismatch, ...] = (),
+) -> PairResult:
+    """A pair, built as the valid values it is given (every field)."""
+    return _new_pair(
+        {
+            "expected_index": expected_index,
+            "actual_index": actual_index,
+            "verdict": kind,
+            "credit": credit,
+            "details": details,
+        }
+    )
 
 
 def _pair_up(
@@ -212,24 +212,28 @@ def _pair_up(
     *,
     n_exp: int,
     n_act: int,
-) -> list[PairVerdict]:
-    """Turn the alignment into pair verdicts; leftovers pair up as wrong tools, in order."""
-    pairs: list[PairVerdict] = []
+    near_credit: float,
+) -> list[PairResult]:
+    """Turn the alignment into judged pairs; leftovers pair up as wrong tools, in order.
+
+    `near_credit` is a `wrong_args` pair's credit under the rubric.
+    """
+    pairs: list[PairResult] = []
     for i, j in aligned:
         mismatches = found[i, j]
         if mismatches:
             # Each difference names its expected call, so the flat list stays readable.
             tagged = tuple(m.model_copy(update={"call": i}) for m in mismatches)
-            pairs.append(PairVerdict(i, j, "wrong_args", WRONG_ARGS_CREDIT, tagged))
+            pairs.append(_pair(i, j, "wrong_args", near_credit, tagged))
         else:
-            pairs.append(PairVerdict(i, j, "correct", CORRECT_CREDIT))
+            pairs.append(_pair(i, j, "correct", CORRECT_CREDIT))
     used_exp = {i for i, _ in aligned}
     used_act = {j for _, j in aligned}
     left_exp = [i for i in range(n_exp) if i not in used_exp]
     left_act = [j for j in range(n_act) if j not in used_act]
     for i, j in zip(left_exp, left_act, strict=False):
-        pairs.append(PairVerdict(i, j, "wrong_tool", 0.0))
-    pairs.extend(PairVerdict(i, None, "missed", 0.0) for i in left_exp[len(left_act) :])
-    pairs.extend(PairVerdict(None, j, "extra", 0.0) for j in left_act[len(left_exp) :])
+        pairs.append(_pair(i, j, "wrong_tool", 0.0))
+    pairs.extend(_pair(i, None, "missed", 0.0) for i in left_exp[len(left_act) :])
+    pairs.extend(_pair(None, j, "extra", 0.0) for j in left_act[len(left_exp) :])
     pairs.sort(key=lambda p: (p.expected_index is None, p.expected_index, p.actual_index or 0))
     return pairs

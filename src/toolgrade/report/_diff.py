@@ -1,7 +1,7 @@
 """Side-by-side argument views of expected and actual calls, differences marked.
 
 A single case's calls are paired as its judge paired them. A conversation's are paired
-turn by turn, as each turn was judged (its `TurnPair`s); a call made in a turn that
+turn by turn, as each turn was judged (its `PairResult`s); a call made in a turn that
 expected nothing in particular is listed as `unchecked`.
 """
 

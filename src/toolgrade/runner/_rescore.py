@@ -128,9 +128,8 @@ def rescore_run(
             logger.warning("case %s: %s", old.case_id, message)
             new = case_result(
                 case,
-                Verdict(Status.ERROR, 0.0),
+                Verdict.not_scored(Status.ERROR, message),
                 rubric=use_rubric or case.rubric or suite.defaults.rubric,
-                error=message,
                 repeat=old.repeat,
                 latency_ms=old.latency_ms,
             )

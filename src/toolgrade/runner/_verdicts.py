@@ -21,7 +21,6 @@ from toolgrade._core.trusted import trusted_builder
 from toolgrade.backends import ChatReply, NameMap
 from toolgrade.environments import TurnRun
 from toolgrade.judging import (
-    ConversationVerdict,
     case_result,
     conversation_result,
     judge,
@@ -162,7 +161,7 @@ class Judging:
         """
         environment = live.environment
 
-        def judged() -> ConversationVerdict:
+        def judged() -> Verdict:
             return judge_conversation(
                 self.suite,
                 conversation,
@@ -230,15 +229,13 @@ def judge_output(
     )
 
 
-def _unjudged(
-    conversation: Conversation, mode: ConversationMode, message: str
-) -> ConversationVerdict:
+def _unjudged(conversation: Conversation, mode: ConversationMode, message: str) -> Verdict:
     record = ConversationRecord(
         mode=mode,
         total_turns=len(conversation.turns),
-        first_failure=FirstFailure(cause="error", message=message),
+        first_failure=FirstFailure(cause=Status.ERROR, message=message),
     )
-    return ConversationVerdict(Status.ERROR, 0.0, record)
+    return Verdict.not_scored(Status.ERROR, message, record=record)
 
 
 def _unbuilt() -> JsonValue:

@@ -1,4 +1,7 @@
-"""BFCL's verdicts: valid or not, with BFCL's error type (the checker's answers)."""
+"""BFCL's checks: valid or not, with BFCL's error type (the checker's answers).
+
+The `bfcl` profile turns a check into toolgrade's `BfclCheck` (`toolgrade.bfcl._profile`).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +9,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-__all__ = ["OK", "OK_VARIABLE", "ErrorType", "Verdict", "fail", "valid_pairs"]
+__all__ = ["OK", "OK_VARIABLE", "BfclCheck", "ErrorType", "fail", "valid_pairs"]
 
 ErrorType = Literal[
     "",
@@ -39,8 +42,8 @@ for inputs on which BFCL itself would crash (`missing_doc`, `unknown_type`, ...)
 
 
 @dataclass(frozen=True, slots=True)
-class Verdict:
-    """BFCL's verdict on a call or a case, with BFCL's error type."""
+class BfclCheck:
+    """BFCL's check of a value, a call or a case: valid or not, with BFCL's error type."""
 
     valid: bool
     error_type: ErrorType = ""
@@ -50,18 +53,18 @@ class Verdict:
     """(expected index, actual index) for every call that matched."""
 
 
-OK = Verdict(valid=True)
+OK = BfclCheck(valid=True)
 """A value or a call that passes."""
-OK_VARIABLE = Verdict(valid=True, param="variable")
+OK_VARIABLE = BfclCheck(valid=True, param="variable")
 """A value that passes as a variable name (BFCL's `type_checker`'s is_variable)."""
 
 
-def fail(error_type: ErrorType, message: str, param: str | None = None) -> Verdict:
+def fail(error_type: ErrorType, message: str, param: str | None = None) -> BfclCheck:
     """A failure: BFCL's error type, its message, and the parameter it is about."""
-    return Verdict(valid=False, error_type=error_type, message=message, param=param)
+    return BfclCheck(valid=False, error_type=error_type, message=message, param=param)
 
 
 @lru_cache(maxsize=256)
-def valid_pairs(pairs: tuple[tuple[int, int], ...]) -> Verdict:
+def valid_pairs(pairs: tuple[tuple[int, int], ...]) -> BfclCheck:
     """A case that passes, with its (expected index, actual index) pairs (one per pairing)."""
-    return Verdict(valid=True, pairs=pairs)
+    return BfclCheck(valid=True, pairs=pairs)

@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
 from toolgrade._core.json_data import JsonObject, JsonValue
-from toolgrade._core.transcript import ConversationRecord, drop_empty_keys
+from toolgrade._core.transcript import ConversationRecord
 from toolgrade._core.verdict import Verdict
 from toolgrade._core.vocab import Mismatch, PairResult, Rubric, Status, ToolCall
 
@@ -89,10 +89,7 @@ class CaseResult(BaseModel):
         if isinstance(data, dict):
             if data.get("endpoint", 0) is None:
                 del data["endpoint"]
-            record = data.get("conversation")
-            if record is not None:
-                drop_empty_keys(record)
-            elif "conversation" in data:
+            if "conversation" in data and data["conversation"] is None:
                 del data["conversation"]
         return data
 

@@ -127,7 +127,7 @@ class Step(BaseModel):
     """A request that failed (the conversation ended here)."""
     endpoint: str | None = None
     """With several endpoints: the one this request went to (left out of the JSON
-    when None, by `drop_empty_endpoints`)."""
+    when None, by `drop_empty_keys`)."""
 
 
 class TurnResult(BaseModel):
@@ -235,9 +235,10 @@ class ConversationRecord(BaseModel):
     """Their harmonic mean."""
 
     @model_serializer(mode="wrap")
-    def _without_state_hashes(self, handler: SerializerFunctionWrapHandler) -> Any:
+    def _without_empty_keys(self, handler: SerializerFunctionWrapHandler) -> Any:
         data = handler(self)
         if isinstance(data, dict):
+            drop_empty_keys(data)
             for key in ("initial_state", "final_state"):
                 if data.get(f"{key}_hash") is None:
                     data.pop(f"{key}_hash", None)
@@ -260,10 +261,10 @@ def drop_empty_keys(record: object) -> None:
     """Remove the keys a serialized `ConversationRecord` leaves out when empty.
 
     `"endpoint": None` of every step, and `"credit": None` of every turn's pair.
-    Called by `CaseResult`'s serializer, the only way a record is written: a wrap
-    serializer on `Step` or `PairResult` itself would cost about 2.5 us per item, this
-    a dict lookup. Runs with one server then write their steps, and every run its turns'
-    pairs, exactly as before those fields existed.
+    Called by the record's own serializer: a wrap serializer on `Step` or `PairResult`
+    itself would cost about 2.5 us per item, this a dict lookup. Runs with one server
+    then write their steps, and every run its turns' pairs, exactly as before those
+    fields existed.
     """
     turns = record.get("turns") if isinstance(record, dict) else None
     for turn in turns if isinstance(turns, list | tuple) else ():

@@ -13,9 +13,21 @@ that wait, and a call handed in beside an idle worker that is about to take anot
 gets a worker of its own.
 
 When a call overruns (or its caller is cancelled, e.g. by a stop), the thread running it
-is abandoned and a replacement is started. The abandoned thread is also stopped:
-`PyThreadState_SetAsyncExc` raises `Runaway` in it at its next Python bytecode, so it
-does not keep burning CPU and memory.
+is abandoned and a replacement is started. The abandoned thread is also stopped: a
+short-lived stopper thread raises `Runaway` in it with `PyThreadState_SetAsyncExc`, which
+CPython delivers at its next Python bytecode, so it does not keep burning CPU and memory.
+
+Stop orders and tracers (coverage, pytest-cov, a debugger, a profiler): while any thread
+has an asynchronous exception pending, CPython (3.11, 3.12) sets one flag for the whole
+interpreter, and only the thread taking its exception clears it. So a stop order is never left
+pending: a thread that ends its call with one not taken yet takes it back (`_take_back`;
+clearing it with `PyThreadState_SetAsyncExc(id, NULL)` would leave the flag set for good).
+On CPython 3.11, moreover, a thread with a trace or profile function that enters a Python
+function while the flag is set loops there until the flag clears: the event loop would
+spin, holding the interpreter, for as long as a stopped thread is blocked in a C call.
+There, under a tracer, an order not taken within `_WITHDRAW_AFTER` is withdrawn (and sent
+again with the repeats below) by the stopper, which runs without a tracer itself.
+Python 3.12 and later (`sys.monitoring` included) do not loop.
 
 Limits, by design of CPython:
 
@@ -23,7 +35,8 @@ Limits, by design of CPython:
   gets the exception only when that call returns. Worse, a C call that holds the GIL
   (the `re` engine does) stops every thread, the event loop and its signal handling
   included, until it returns. No thread can help with that; this is why matchers use a
-  linear-time engine rather than `re`.
+  linear-time engine rather than `re`. On 3.11 under a tracer, such a thread is stopped
+  only if a repeated order finds it running Python; else it is left to finish.
 - Code that catches `BaseException` (or has a bare `except:`) can swallow `Runaway`;
   it is raised again a few times, then the thread is left alone.
 - Without `ctypes.pythonapi` (other Python implementations) an abandoned thread is not
@@ -37,6 +50,7 @@ import asyncio
 import contextlib
 import ctypes
 import queue
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -52,6 +66,10 @@ _AGAIN_EVERY = 0.5
 _AGAIN_TIMES = 10
 _SLICE = 0.1
 """How long a synchronous wait blocks at a time (Ctrl-C is seen in between, on Windows too)."""
+_WITHDRAW_AFTER = 0.1
+"""Seconds a stop order may stay pending on CPython 3.11 under a tracer (module docstring)."""
+_TRACED_THREADS_LOOP = sys.version_info < (3, 12)
+"""Whether a pending stop order makes traced threads loop at function entry (3.11)."""
 
 
 class Runaway(BaseException):
@@ -62,10 +80,25 @@ class Runaway(BaseException):
     """
 
 
+class _Taken(Runaway):
+    """Raised by a thread in itself by `_take_back`, which catches it at once."""
+
+
 class _Job(Generic[T]):
     """One call: its state, the thread running it, and how to hand back the outcome."""
 
-    __slots__ = ("began", "done", "error", "fn", "lock", "started", "state", "thread", "value")
+    __slots__ = (
+        "began",
+        "done",
+        "ended",
+        "error",
+        "fn",
+        "lock",
+        "started",
+        "state",
+        "thread",
+        "value",
+    )
 
     def __init__(
         self,
@@ -83,15 +116,45 @@ class _Job(Generic[T]):
         """`time.monotonic()` when a worker started the call (0: not yet)."""
         self.value: T | None = None
         self.error: BaseException | None = None
+        self.ended: threading.Event | None = None
+        """Set once the thread of an abandoned call has left it (made when abandoned)."""
 
 
 def _raise_in(thread_id: int, exc: type[BaseException] | None) -> bool:
-    """Raise `exc` in a thread at its next bytecode (None clears a pending one)."""
+    """Raise `exc` in a thread at its next bytecode (None drops a pending one).
+
+    Dropping one leaves the interpreter's pending flag set: follow it with `_take_back()`.
+    """
     api = getattr(ctypes, "pythonapi", None)
     if api is None or not thread_id:
         return False
     target = ctypes.py_object(exc) if exc is not None else None
     return bool(api.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread_id), target))
+
+
+def _take_back() -> None:
+    """Leave no stop order pending in this thread, and the interpreter's flag for it clear.
+
+    `_Taken` replaces whatever is pending here and is taken at once, at the next call,
+    as any delivered exception is: that clears the flag (module docstring).
+    """
+    try:
+        if _raise_in(threading.get_ident(), _Taken):
+            _checkpoint()
+    except _Taken:
+        pass
+
+
+def _checkpoint() -> None:
+    """Python code where a pending asynchronous exception is delivered: a call, a loop."""
+    for _ in range(2):
+        pass
+
+
+def _traced() -> bool:
+    """Whether a trace or profile function is set in this thread or for new threads."""
+    hooks = (sys.gettrace(), sys.getprofile(), threading.gettrace(), threading.getprofile())
+    return any(hook is not None for hook in hooks)
 
 
 class BoundedPool:
@@ -142,12 +205,10 @@ class BoundedPool:
                 await future
         except TimeoutError:
             if self._abandon(job):
-                self._again(job, loop, _AGAIN_TIMES)
                 raise
             # It finished as the time ran out: its outcome stands.
         except BaseException:  # CancelledError: the run is stopping
-            if self._abandon(job):
-                self._again(job, loop, _AGAIN_TIMES)
+            self._abandon(job)
             raise
         if job.error is not None:
             raise job.error
@@ -219,9 +280,17 @@ class BoundedPool:
             running = job.state == _RUNNING
             job.state = _ABANDONED
             if running:
-                _raise_in(job.thread, Runaway)
+                job.ended = ended = threading.Event()
         self.abandoned += 1
         if running:
+            if getattr(ctypes, "pythonapi", None) is not None:
+                withdraw = _TRACED_THREADS_LOOP and _traced()
+                threading.Thread(
+                    target=self._stop,
+                    args=(job, ended, withdraw),
+                    name=f"{self._name}-stopper",
+                    daemon=True,
+                ).start()
             # That worker retires (it may not come back for a while): replace it now when
             # calls are waiting, else on the next call.
             with self._lock:
@@ -231,19 +300,34 @@ class BoundedPool:
                 self._start()
         return True
 
-    def _again(self, job: _Job[T], loop: asyncio.AbstractEventLoop, times: int) -> None:
-        """Raise `Runaway` again in a thread that swallowed it, a few times."""
-        if times <= 0:
-            return
+    def _stop(self, job: _Job[T], ended: threading.Event, withdraw: bool) -> None:
+        """Stop the thread running an abandoned job: `Runaway` now, again while it goes on.
 
-        def again() -> None:
-            with job.lock:
-                if job.state != _ABANDONED or not job.thread:
+        `withdraw` (3.11 under a tracer): an order not taken within `_WITHDRAW_AFTER` is
+        withdrawn until the next repeat, and this thread runs untraced, else it would loop
+        at its own next call while the order is pending (module docstring).
+        """
+        if withdraw:
+            sys.settrace(None)
+            sys.setprofile(None)
+        try:
+            for _ in range(1 + _AGAIN_TIMES):
+                with job.lock:
+                    thread = job.thread if job.state == _ABANDONED else 0
+                    if not thread:
+                        return  # it has left the call
+                    _raise_in(thread, Runaway)
+                if withdraw and not ended.wait(_WITHDRAW_AFTER):
+                    with job.lock:
+                        pending = job.state == _ABANDONED and job.thread == thread
+                        if pending:
+                            _raise_in(thread, None)
+                    if pending:
+                        _take_back()
+                if ended.wait(_AGAIN_EVERY):
                     return
-                _raise_in(job.thread, Runaway)
-            self._again(job, loop, times - 1)
-
-        loop.call_later(_AGAIN_EVERY, again)
+        except Runaway:  # a `_Taken` that `_take_back` missed: nothing is left pending
+            pass
 
     def _work(self) -> None:
         me = threading.get_ident()
@@ -270,8 +354,8 @@ class BoundedPool:
             job.state = _RUNNING
             job.thread = me
             job.began = time.monotonic()
-        job.started(job)
         try:
+            job.started(job)  # in here: a stop order can arrive from now on
             job.value = job.fn()
         except Runaway:
             pass
@@ -281,8 +365,11 @@ class BoundedPool:
             abandoned = job.state == _ABANDONED
             job.state = _DONE
             job.thread = 0
+            ended = job.ended
         if abandoned:
-            _raise_in(me, None)  # clear a stop order not delivered yet
+            _take_back()  # a stop order not taken yet: never leave one pending
+            if ended is not None:
+                ended.set()
             job.done = _ignore
             return False
         job.done(job)

@@ -262,9 +262,9 @@ def drop_empty_keys(record: object) -> None:
 
     `"endpoint": None` of every step, and `"credit": None` of every turn's pair.
     Called by the record's own serializer: a wrap serializer on `Step` or `PairResult`
-    itself would cost about 2.5 us per item, this a dict lookup. Runs with one server
-    then write their steps, and every run its turns' pairs, exactly as before those
-    fields existed.
+    itself would cost about 2.5 us per item, this a dict lookup. A run with one server
+    then writes its steps without `endpoint`, and every run its turns' pairs without
+    `credit`.
     """
     turns = record.get("turns") if isinstance(record, dict) else None
     for turn in turns if isinstance(turns, list | tuple) else ():

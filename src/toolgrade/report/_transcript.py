@@ -37,8 +37,8 @@ def result_text(result: JsonValue, limit: int = RESULT_CHARS) -> str:
     """A tool result as one line of JSON, cut to `limit` characters.
 
     Examples:
-        >>> result_text({"content": "x" * 100}, 24)
-        '{"content": "xxxxxxxxxx…'
+        >>> result_text({"content": "a" * 100}, 24)
+        '{"content": "aaaaaaaaaa…'
     """
     return clip(json_text(result), limit)
 

@@ -33,7 +33,6 @@ __all__ = [
     "FirstFailure",
     "Step",
     "TurnResult",
-    "drop_empty_keys",
 ]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
@@ -127,7 +126,7 @@ class Step(BaseModel):
     """A request that failed (the conversation ended here)."""
     endpoint: str | None = None
     """With several endpoints: the one this request went to (left out of the JSON
-    when None, by `drop_empty_keys`)."""
+    when None, by `_drop_empty_keys`)."""
 
 
 class TurnResult(BaseModel):
@@ -238,7 +237,7 @@ class ConversationRecord(BaseModel):
     def _without_empty_keys(self, handler: SerializerFunctionWrapHandler) -> Any:
         data = handler(self)
         if isinstance(data, dict):
-            drop_empty_keys(data)
+            _drop_empty_keys(data)
             for key in ("initial_state", "final_state"):
                 if data.get(f"{key}_hash") is None:
                     data.pop(f"{key}_hash", None)
@@ -257,7 +256,7 @@ class ConversationRecord(BaseModel):
         return sum(len(t.steps) for t in self.turns)
 
 
-def drop_empty_keys(record: object) -> None:
+def _drop_empty_keys(record: object) -> None:
     """Remove the keys a serialized `ConversationRecord` leaves out when empty.
 
     `"endpoint": None` of every step, and `"credit": None` of every turn's pair.

@@ -7,13 +7,10 @@ from the version string alone. Every other form (`toolgrade --version --help`,
 `toolgrade --help --version`, a misspelt `--vers`) goes to typer, which still has the
 option, so the behaviour is the same as before, only faster in the common case.
 
-A reader that goes away (`toolgrade suite show coding-agent | head -1`) ends any command
-quietly with exit code 1, as Python's advice on SIGPIPE, click and rich do: standard
-output is pointed at the null device, so that no later write nor the interpreter's last
-flush fails again, and nothing is printed (`reader_gone`). The command line catches the
-broken pipe a command meets (`cli/_app.py`: it is not a file system error); typer and
-rich handle the one met printing help the same way; `main` catches the one met by the
-final flush.
+A reader that goes away ends any command quietly (`cli/_process.py`, `reader_gone`).
+The command line catches the broken pipe a command meets (`cli/_app.py`: it is not a
+file system error); typer and rich handle the one met printing help the same way; `main`
+catches the one met by the final flush.
 """
 
 from __future__ import annotations

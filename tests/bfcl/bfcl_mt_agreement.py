@@ -79,7 +79,7 @@ def bfcl_suite() -> Suite:
 
 @cache
 def conversations() -> dict[str, Conversation]:
-    return {c.id: c for c in bfcl_suite().cases if isinstance(c, Conversation)}
+    return {c.id: c for c in bfcl_suite().cases if not c.single}
 
 
 def _calls(raw: Any, *, prompt_mode: bool) -> tuple[ToolCall, ...]:

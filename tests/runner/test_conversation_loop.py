@@ -22,7 +22,7 @@ from toolgrade.backends._wire import openai_messages
 from toolgrade.results import CaseResult, Status
 from toolgrade.runner._loop import Runner
 from toolgrade.runner._verdicts import CaseOutcome
-from toolgrade.suite import AnyCase, Case, Suite
+from toolgrade.suite import Case, Suite
 
 
 def _run(
@@ -32,7 +32,7 @@ def _run(
     forced: bool = False,
     timeout: float = 5.0,
     repeat: int = 0,
-    case: AnyCase | None = None,
+    case: Case | None = None,
 ) -> CaseOutcome:
     runner = Runner(
         suite=s,
@@ -282,7 +282,7 @@ def _single_case_suite() -> Suite:
 
 def test_loop_single_case_is_one_turn_of_one_reply() -> None:
     s = _single_case_suite()
-    case = next(c for c in s.cases if isinstance(c, Case))
+    case = next(c for c in s.cases if c.single)
     # A reply with a call: nothing executes it, the turn (and the case) ends there.
     model = ScriptedModel({("s1", 0, 0): call("read_file", path="a.txt")})
     outcome = _run(s, model, case=case, repeat=2)
@@ -297,7 +297,7 @@ def test_loop_single_case_is_one_turn_of_one_reply() -> None:
 
 def test_loop_single_case_failed_request_is_unscored() -> None:
     s = _single_case_suite()
-    case = next(c for c in s.cases if isinstance(c, Case))
+    case = next(c for c in s.cases if c.single)
     timed_out = _run(s, ScriptedModel({("s1", 0, 0): HANG}), case=case, timeout=0.2).result
     assert timed_out.status is Status.TIMEOUT and timed_out.raw_response is None
     assert "no answer within 0.2 s" in (timed_out.error or "")

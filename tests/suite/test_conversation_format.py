@@ -155,7 +155,7 @@ def test_v2_suite_loads_conversations_and_environments(validator_mode: str) -> N
     assert suite.schema_version == 2
     assert [c.id for c in suite.single_cases] == ["S-1"]
     conv = suite.conversations[0]
-    assert isinstance(conv, Conversation) and conv.id == "C-1"
+    assert isinstance(conv, Conversation) and not conv.single and conv.id == "C-1"
     assert isinstance(suite.environments["ws"], PythonEnvironment)
     assert suite.environments["ws"].class_ == "envs.files:Workspace"
     assert isinstance(suite.environments["canned"], ScriptedEnvironment)

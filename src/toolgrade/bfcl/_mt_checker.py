@@ -49,7 +49,7 @@ from toolgrade.bfcl._mt_lockstep import lockstep_allowed, same_calls
 
 if TYPE_CHECKING:
     from toolgrade.environments import TurnRun
-    from toolgrade.suite import Conversation, Suite
+    from toolgrade.suite import Case, Suite
 
 __all__ = [
     "MODEL_NAME",
@@ -292,7 +292,7 @@ def call_text(name: str, arguments: Mapping[str, JsonValue]) -> str:
     return f"{name}({', '.join(f'{k}={v!r}' for k, v in arguments.items())})"
 
 
-def entry_from_conversation(conversation: Conversation) -> MultiTurnEntry:
+def entry_from_conversation(conversation: Case) -> MultiTurnEntry:
     """The BFCL entry of an imported conversation (its initial state and reference).
 
     Raises:
@@ -348,7 +348,7 @@ def _replay_ended(run: TurnRun) -> bool:
 
 def judge_bfcl_conversation(
     suite: Suite,
-    conversation: Conversation,
+    conversation: Case,
     runs: Sequence[TurnRun],
     *,
     prompt_mode: bool,

@@ -35,7 +35,7 @@ from toolgrade.bfcl._mt_apis import (
 from toolgrade.bfcl._tools import tool_from_bfcl
 from toolgrade.errors import InputError
 from toolgrade.extract import quiet_source
-from toolgrade.suite import Conversation, PythonEnvironment, ReferenceTurn, Suite, ToolSpec, Turn
+from toolgrade.suite import Case, PythonEnvironment, ReferenceTurn, Suite, ToolSpec, Turn
 
 __all__ = [
     "ADDED_FUNCTIONS_PROMPT",
@@ -197,7 +197,7 @@ def _json(value: object, text: str) -> JsonValue:
 
 def entry_to_conversation(
     entry: BfclMultiTurnEntry, category: MultiTurnCategory, docs: Mapping[str, Sequence[ToolSpec]]
-) -> Conversation:
+) -> Case:
     """One BFCL multi-turn entry as a conversation (see the module docstring).
 
     Two repairs keep BFCL's ground truth valid against what the conversation offers
@@ -245,7 +245,7 @@ def entry_to_conversation(
         notes.append(
             f"BFCL excluded_function (no BFCL code uses it): {', '.join(entry.excluded_function)}"
         )
-    return Conversation(
+    return Case(
         id=entry.id,
         category=category.value,
         tags=("bfcl", category.value),

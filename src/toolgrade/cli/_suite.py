@@ -13,7 +13,7 @@ from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.cli._options import JsonFlag, with_options
 from toolgrade.cli._selection import SelectionOptions
 from toolgrade.judging import CHECK_TIMEOUT, ConversationProblem, check_conversations
-from toolgrade.suite import Conversation
+from toolgrade.suite import Case
 
 __all__ = ["app"]
 
@@ -150,9 +150,9 @@ def _show_lines(suite: toolgrade.Suite, summary: JsonObject, *, cases: bool) -> 
     return lines
 
 
-def _prompt(case: toolgrade.Case | Conversation, width: int = 60) -> str:
+def _prompt(case: Case, width: int = 60) -> str:
     """The case's prompt (a conversation's first user turn and its turn count), cut to `width`."""
-    if isinstance(case, Conversation):
+    if not case.single:
         count = len(case.turns)
         text = f"[{count} turn{'s' if count != 1 else ''}] {case.turns[0].user}"
     elif isinstance(case.prompt, str):
@@ -163,7 +163,7 @@ def _prompt(case: toolgrade.Case | Conversation, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _case_row(case: toolgrade.Case | Conversation) -> JsonValue:
+def _case_row(case: Case) -> JsonValue:
     return {
         "id": case.id,
         "category": case.category,

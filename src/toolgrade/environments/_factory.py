@@ -22,7 +22,7 @@ from toolgrade.environments._python import (
 from toolgrade.environments._scripted import ScriptedToolEnvironment, deep_merge
 from toolgrade.environments._types import EnvironmentFactory, ToolEnvironment
 from toolgrade.errors import SuiteError
-from toolgrade.suite import Conversation, PythonEnvironment, Suite, ToolSpec
+from toolgrade.suite import Case, PythonEnvironment, Suite, ToolSpec
 
 __all__ = ["NO_ENVIRONMENT_RESULT", "NoToolEnvironment", "deep_merge", "environment_factory"]
 
@@ -58,7 +58,7 @@ class NoToolEnvironment:
         return {}
 
 
-def _tool_names(suite: Suite, conversation: Conversation) -> frozenset[str]:
+def _tool_names(suite: Suite, conversation: Case) -> frozenset[str]:
     own = (t.name for t in conversation.tool_definitions)
     return frozenset((*(t.name for t in suite.tools), *own))
 
@@ -83,7 +83,7 @@ def _python_factory(
 
 
 def environment_factory(
-    suite: Suite, conversation: Conversation, *, base_dir: Path | None
+    suite: Suite, conversation: Case, *, base_dir: Path | None
 ) -> EnvironmentFactory:
     """The factory of the environments that answer a conversation's calls.
 

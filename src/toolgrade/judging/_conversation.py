@@ -3,7 +3,7 @@
 A turn that states calls is judged like a single case (`toolgrade.judging._judge.judge`, with
 the tools offered in that turn); its `reply` is compared with the turn's final text.
 A turn fails on a failed request, on reaching its step limit, or on what it stated.
-The conversation passes when every deciding check holds (`Conversation.deciding`);
+The conversation passes when every deciding check holds (`Case.deciding`);
 its score is 1/0 under the binary rubric, otherwise the share of deciding checks
 held, where `turns` counts once per turn that states something. The first failure is
 the earliest failed turn's cause, else the first failing deciding end check's.
@@ -56,8 +56,8 @@ from toolgrade.judging._turn import judge_turn
 from toolgrade.match import MatcherError
 from toolgrade.suite import (
     CHECK_NAMES,
+    Case,
     CheckName,
-    Conversation,
     FinalStateCheck,
     Suite,
     ToolSpec,
@@ -76,7 +76,7 @@ __all__ = [
 
 def judge_conversation(
     suite: Suite,
-    conversation: Conversation,
+    conversation: Case,
     turns: Sequence[TurnRun],
     *,
     initial_state: JsonValue,
@@ -135,7 +135,7 @@ def judge_conversation(
 
 def _judge(
     suite: Suite,
-    conversation: Conversation,
+    conversation: Case,
     runs: Sequence[TurnRun],
     states: tuple[JsonValue, JsonValue],
     mode: ConversationMode,
@@ -190,7 +190,7 @@ def _judge(
     )
 
 
-def _verdict(conversation: Conversation, record: ConversationRecord, *, rubric: Rubric) -> Verdict:
+def _verdict(conversation: Case, record: ConversationRecord, *, rubric: Rubric) -> Verdict:
     """The verdict on a record: its first failure's cause, its score under the rubric."""
     first = record.first_failure
     status = Status.CORRECT if first is None else first.cause
@@ -204,7 +204,7 @@ def _profile_verdict(record: ConversationRecord, decided: Verdict, profile: str)
     return Verdict(status, 1.0 if decided.passed else 0.0, record=record, rubric="binary")
 
 
-def _all_tools(suite: Suite, conversation: Conversation) -> dict[str, ToolSpec]:
+def _all_tools(suite: Suite, conversation: Case) -> dict[str, ToolSpec]:
     """Every tool offered in some turn, by name (the last turn's definition wins)."""
     return {
         t.name: t
@@ -215,7 +215,7 @@ def _all_tools(suite: Suite, conversation: Conversation) -> dict[str, ToolSpec]:
 
 def _checks(
     suite: Suite,
-    conversation: Conversation,
+    conversation: Case,
     results: tuple[TurnResult, ...],
     calls: list[ToolCall],
     states: tuple[JsonValue, JsonValue],
@@ -269,7 +269,7 @@ def _final_state(
 
 
 def _left_by_reference(
-    suite: Suite, conversation: Conversation, given: Callable[[], JsonValue] | None
+    suite: Suite, conversation: Case, given: Callable[[], JsonValue] | None
 ) -> JsonObject | str:
     """The state the reference leaves, or why it is not known."""
     try:
@@ -350,7 +350,7 @@ def _blamed_step(turn: TurnResult, hits: Sequence[ForbiddenHit]) -> int | None:
     return None  # pragma: no cover - pair indexes point into the turn's calls
 
 
-def _score(conversation: Conversation, record: ConversationRecord, *, rubric: Rubric) -> float:
+def _score(conversation: Case, record: ConversationRecord, *, rubric: Rubric) -> float:
     """1/0 when binary; else the share of deciding checks held, `turns` once per turn."""
     if rubric == "binary":
         return 1.0 if record.passed else 0.0
@@ -369,7 +369,7 @@ def _score(conversation: Conversation, record: ConversationRecord, *, rubric: Ru
     return held / total if total else float(record.passed)
 
 
-def _turn_units(conversation: Conversation, results: Sequence[TurnResult]) -> list[bool]:
+def _turn_units(conversation: Case, results: Sequence[TurnResult]) -> list[bool]:
     """One unit per turn that states something or hit its step limit: whether it held."""
     by_index: Mapping[int, TurnResult] = {t.index: t for t in results}
     units: list[bool] = []

@@ -21,7 +21,7 @@ from toolgrade._core.vocab import Status
 
 if TYPE_CHECKING:
     from toolgrade.environments import TurnRun
-    from toolgrade.suite import Conversation, Suite
+    from toolgrade.suite import Case, Suite
 
 __all__ = [
     "CONVERSATION_PROFILES",
@@ -38,7 +38,7 @@ class ConversationProfileFn(Protocol):
     def __call__(
         self,
         suite: Suite,
-        conversation: Conversation,
+        conversation: Case,
         runs: Sequence[TurnRun],
         /,
         *,

@@ -32,7 +32,7 @@ from toolgrade.match import (
 )
 from toolgrade.suite import (
     CallPattern,
-    Conversation,
+    Case,
     FinalStateCheck,
     SuiteDefaults,
     ToolSpec,
@@ -316,7 +316,7 @@ def check_max_calls(n: int, count: int) -> CheckResult:
 
 
 def check_turns(
-    turn_results: Sequence[TurnResult], *, conversation: Conversation | None = None
+    turn_results: Sequence[TurnResult], *, conversation: Case | None = None
 ) -> CheckResult:
     """Check that every turn held what it stated, and that none hit its step limit.
 

@@ -96,7 +96,7 @@ def judge(
         The verdict: status, score, pairing and every argument difference.
 
     Raises:
-        ConfigError: unknown profile or rubric.
+        ConfigError: unknown profile or rubric, or a case written as turns.
         SuiteError: the expectation holds a malformed matcher, or a tool's schema is invalid.
         InputError: `actual` is a list holding something that is not a call.
 
@@ -110,6 +110,10 @@ def judge(
         >>> r.status.value, r.score
         ('correct', 1.0)
     """
+    if not case.single:
+        raise ConfigError(
+            f"case {case.id} is written as turns: judge_conversation judges it (or run it)"
+        )
     chosen = rubric or case.rubric or (defaults.rubric if defaults else None) or "partial"
     if chosen not in _KNOWN_RUBRICS:
         raise ConfigError(f"unknown rubric {chosen!r} (known: {', '.join(_RUBRICS)})")
@@ -119,15 +123,17 @@ def judge(
     else:
         extraction, calls = None, as_calls(actual, side="actual")
         given = calls
-    # Positional: `judge` is on the hot path, and keywords cost a lookup each.
-    decided = judge_calls(case, given, case.id, tools, chosen, strict, profile, defaults)
+    # The case's one turn is the expectation (a case of several turns has its own
+    # judge). Positional: `judge` is on the hot path, and keywords cost a lookup each.
+    turn = case.turns[0]
+    decided = judge_calls(turn, given, case.id, tools, chosen, strict, profile, defaults, case)
     if not isinstance(decided, Verdict):
         return decided  # a profile that builds its own result
     return case_result(case, decided, rubric=chosen, actual=calls, extraction=extraction)
 
 
 def judge_calls(
-    expectation: Case | Turn,
+    expectation: Turn,
     actual: Extraction | tuple[ToolCall, ...],
     case_id: str,
     tools: Sequence[ToolSpec] | None,
@@ -135,15 +141,15 @@ def judge_calls(
     strict: bool = False,
     profile: str = _DEFAULT_PROFILE,
     defaults: SuiteDefaults | None = None,
-    as_case: Callable[[], Case] | None = None,
+    as_case: Case | Callable[[], Case] | None = None,
 ) -> Verdict | CaseResult:
-    """Judge calls against an expectation: a case's, or a turn's of a conversation.
+    """Judge calls against a turn's expectation.
 
-    The core of `judge` and of the judge of a turn: the expectation's calls, its
-    alternatives and its order, judged under the profile (see `judge`).
+    The core of `judge` and of the judge of a turn of a conversation: the turn's calls,
+    its alternatives and its order, judged under the profile (see `judge`).
 
     Args:
-        expectation: the case, or the turn (which states calls).
+        expectation: the turn (which states calls).
         actual: the extraction of the model's output, or its calls (a tuple).
         case_id: the case's (or the conversation's) id, for errors.
         tools: the tools offered; None accepts any tool name, without schemas.
@@ -151,8 +157,8 @@ def judge_calls(
         strict: fail on arguments the expectation does not mention.
         profile: the matching rules: `default`, `bfcl`, or a registered profile.
         defaults: the suite's defaults (order, `trim_strings`).
-        as_case: for a turn under a profile other than `default`: the case the profile
-            judges (a profile judges cases); None: the expectation is that case.
+        as_case: the case a profile other than `default` judges (profiles judge cases):
+            the case itself, or a function building it (for a turn of a conversation).
 
     Returns:
         The verdict; a profile that builds its own result gives that `CaseResult`.
@@ -177,17 +183,14 @@ def judge_calls(
             parse_failed=parse_failed,
         )
     fn = _RESOLVED.get(profile) or _profile(profile)
-    if as_case is not None:
-        case = as_case()
-    elif isinstance(expectation, Case):
-        case = expectation
-    else:
-        raise ValueError(f"the {profile!r} profile judges cases: give `as_case` for a turn")
+    if as_case is None:
+        raise ValueError(f"the {profile!r} profile judges cases: give `as_case`")
+    case = as_case if isinstance(as_case, Case) else as_case()
     return fn(case, actual, tools=tools, rubric=rubric, strict=strict)
 
 
 def _default_profile(
-    expectation: Case | Turn,
+    expectation: Turn,
     calls: Sequence[ToolCall],
     *,
     case_id: str,
@@ -231,7 +234,7 @@ def _call_judge(
 
 
 def _verdict(
-    expectation: Case | Turn, judge_: CallJudge, case_id: str, *, rubric: Rubric, ordered: bool
+    expectation: Turn, judge_: CallJudge, case_id: str, *, rubric: Rubric, ordered: bool
 ) -> tuple[int | None, Verdict]:
     """The verdict, and which alternative it is against (None: the primary expectation).
 
@@ -240,7 +243,7 @@ def _verdict(
     """
     _check_matchers(expectation, case_id)
     try:
-        if isinstance(expectation, Case) and expectation.any_call:
+        if expectation.any_call:
             return None, _any_call(judge_)
         return _best(expectation, judge_, rubric=rubric, ordered=ordered)
     except MatcherError as exc:
@@ -250,11 +253,11 @@ def _verdict(
         raise SuiteError(exc.message, case_id=case_id, location="tools") from None
 
 
-# Expectations whose matchers were checked, by identity (cases and turns are frozen).
-_CHECKED: IdentityMemo[Case | Turn, bool] = IdentityMemo(4096)
+# Expectations whose matchers were checked, by identity (turns are frozen).
+_CHECKED: IdentityMemo[Turn, bool] = IdentityMemo(4096)
 
 
-def _check_matchers(expectation: Case | Turn, case_id: str) -> None:
+def _check_matchers(expectation: Turn, case_id: str) -> None:
     """Refuse a malformed matcher even where the comparison would never reach it.
 
     Raises:
@@ -264,7 +267,7 @@ def _check_matchers(expectation: Case | Turn, case_id: str) -> None:
         _CHECKED.put(expectation, _matchers_checked(expectation, case_id))
 
 
-def _matchers_checked(expectation: Case | Turn, case_id: str) -> bool:
+def _matchers_checked(expectation: Turn, case_id: str) -> bool:
     """True when every matcher of the expectation is well formed (see `_check_matchers`)."""
     problems: list[str] = []
     for k, calls in enumerate((expectation.expected or (), *expectation.alternatives)):
@@ -278,7 +281,7 @@ def _matchers_checked(expectation: Case | Turn, case_id: str) -> bool:
 
 
 def _best(
-    expectation: Case | Turn, judge_: CallJudge, *, rubric: Rubric, ordered: bool
+    expectation: Turn, judge_: CallJudge, *, rubric: Rubric, ordered: bool
 ) -> tuple[int | None, Verdict]:
     """The best-scoring of the expectation and its alternatives (the earliest on ties)."""
     best_index: int | None = None

@@ -5,7 +5,7 @@ reference reaches; `suite check` replays the whole reference (and a model that n
 calls a tool) and judges it. Both use `replay_reference`, which is pure: no backend,
 no clock, the same calls from the same state every time.
 
-Fault injection (`Conversation.fail`) applies to the reference as it applies to a
+Fault injection (`Case.fail`) applies to the reference as it applies to a
 model: a reference that recovers from an injected error makes the failing call again.
 """
 
@@ -18,7 +18,7 @@ from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade._core.transcript import Exchange, Step
 from toolgrade._core.vocab import ToolCall
 from toolgrade.environments import EnvironmentFactory, ToolEnvironment, TurnRun
-from toolgrade.suite import Conversation, Suite, ToolSpec
+from toolgrade.suite import Case, Suite, ToolSpec
 
 __all__ = [
     "FaultCounter",
@@ -46,7 +46,7 @@ def call_id(turn: int, step: int, k: int) -> str:
 class FaultCounter:
     """Counts each tool's calls over a conversation and fails the ones `fail` names."""
 
-    conversation: Conversation
+    conversation: Case
     """The conversation whose `fail` specs apply."""
     counts: dict[str, int] = field(default_factory=dict)
     """Calls made so far, per tool (suite names)."""
@@ -108,13 +108,13 @@ class ReferenceReplay:
     """The tool calls counted during the replay (teacher forcing goes on counting)."""
 
 
-def _offered(suite: Suite, conversation: Conversation, turn: int) -> dict[str, ToolSpec]:
+def _offered(suite: Suite, conversation: Case, turn: int) -> dict[str, ToolSpec]:
     return {t.name: t for t in suite.tools_for_turn(conversation, turn)}
 
 
 def _reference_turn(
     suite: Suite,
-    conversation: Conversation,
+    conversation: Case,
     index: int,
     *,
     environment: ToolEnvironment,
@@ -142,13 +142,13 @@ def _reference_turn(
     reply = reference.reply if reference else ""
     steps.append(Step(raw_response=reply, extraction_format="none"))
     messages.append({"role": "assistant", "content": reply})
-    user = conversation.turns[index].user
+    user = conversation.turns[index].text
     return TurnRun(index=index, user=user, steps=tuple(steps), reply=reply), messages
 
 
 def replay_reference(
     suite: Suite,
-    conversation: Conversation,
+    conversation: Case,
     factory: EnvironmentFactory,
     *,
     turns: int | None = None,
@@ -174,8 +174,9 @@ def replay_reference(
     messages: list[JsonObject] = list(conversation.messages(suite.defaults.system))
     runs: list[TurnRun] = []
     for index in range(count):
-        user = conversation.turns[index].user
-        messages.append({"role": "user", "content": user})
+        turn = conversation.turns[index]
+        user = turn.text
+        messages.extend(turn.opening())
         if no_calls:
             step = Step(raw_response="", extraction_format="none")
             runs.append(TurnRun(index=index, user=user, steps=(step,), reply=""))
@@ -196,7 +197,7 @@ def replay_reference(
 
 
 def reference_final_state(
-    suite: Suite, conversation: Conversation, factory: EnvironmentFactory
+    suite: Suite, conversation: Case, factory: EnvironmentFactory
 ) -> JsonValue:
     """The state the conversation's reference leaves: all of it replayed, fresh.
 
@@ -226,7 +227,7 @@ class ReferenceStates:
     """The states replayed so far, by conversation id."""
 
     def of(
-        self, suite: Suite, conversation: Conversation, factory: EnvironmentFactory
+        self, suite: Suite, conversation: Case, factory: EnvironmentFactory
     ) -> JsonValue:
         """The state `conversation`'s reference leaves (see `reference_final_state`)."""
         if conversation.id not in self.known:

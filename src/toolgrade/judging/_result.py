@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from toolgrade._core.vocab import Rubric
 from toolgrade.results import CaseResult, Status, Verdict
-from toolgrade.suite import Conversation
+from toolgrade.suite import Case
 
 __all__ = ["conversation_result"]
 
@@ -13,7 +13,7 @@ _UNSCORED = frozenset(s for s in Status if not s.scored)
 
 
 def conversation_result(
-    conversation: Conversation,
+    conversation: Case,
     verdict: Verdict,
     *,
     rubric: Rubric | None = None,

@@ -38,7 +38,7 @@ from toolgrade.environments import EnvironmentFactory, environment_factory
 from toolgrade.errors import SuiteError
 from toolgrade.judging._conversation import judge_conversation
 from toolgrade.judging._reference import ReferenceReplay, replay_reference
-from toolgrade.suite import Conversation, Suite
+from toolgrade.suite import Case, Suite
 
 __all__ = [
     "CHECK_TIMEOUT",
@@ -134,7 +134,7 @@ def check_conversations(
 
 def check_conversation(
     suite: Suite,
-    conversation: Conversation,
+    conversation: Case,
     *,
     base_dir: Path | None,
     timeout: float = CHECK_TIMEOUT,
@@ -182,7 +182,7 @@ def check_conversation(
 
 def _check(
     suite: Suite,
-    conversation: Conversation,
+    conversation: Case,
     factory: EnvironmentFactory,
     bounded: _Bounded,
 ) -> list[ConversationProblem]:
@@ -214,7 +214,7 @@ def _check(
 
 
 def _failure(
-    suite: Suite, conversation: Conversation, replay: ReferenceReplay, *, left: ReferenceReplay
+    suite: Suite, conversation: Case, replay: ReferenceReplay, *, left: ReferenceReplay
 ) -> FirstFailure | None:
     """The first failure of a replay as judged (None when it passed).
 

@@ -27,7 +27,7 @@ from toolgrade.judging._judge import judge_calls
 from toolgrade.judging._trajectory import describe_call
 from toolgrade.match import MatchOptions, compare_values
 from toolgrade.results import CaseResult
-from toolgrade.suite import Case, Conversation, Suite, SuiteDefaults, Turn
+from toolgrade.suite import Case, Suite, SuiteDefaults, Turn
 
 __all__ = ["judge_turn", "reply_problem"]
 
@@ -36,7 +36,7 @@ _REASONS = frozenset(get_args(ExtractionProblemReason))
 
 def judge_turn(
     suite: Suite,
-    conversation: Conversation,
+    conversation: Case,
     run: TurnRun,
     *,
     forbidden: bool = False,
@@ -83,7 +83,7 @@ def judge_turn(
 
 def _judge_calls(
     suite: Suite,
-    conversation: Conversation,
+    conversation: Case,
     run: TurnRun,
     calls: tuple[ToolCall, ...],
     problems: tuple[ExtractionProblem, ...],
@@ -113,7 +113,7 @@ def _expected(verdict: Verdict, turn: Turn) -> tuple[ToolCall, ...]:
     return (turn.expected or ()) if verdict.expected is None else verdict.expected
 
 
-def _turn_case(conversation: Conversation, turn: Turn) -> Case:
+def _turn_case(conversation: Case, turn: Turn) -> Case:
     """A turn as the case a judge profile judges (profiles judge cases)."""
     return Case(
         id=conversation.id,

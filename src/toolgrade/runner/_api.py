@@ -27,7 +27,7 @@ from toolgrade.runner._progress import Progress, ProgressKind, make_progress
 from toolgrade.runner._sameness import resumable_suite
 from toolgrade.runner._signals import run_main, stop_on_signals
 from toolgrade.store import LogLevel, RunFolder
-from toolgrade.suite import AnyCase, Suite
+from toolgrade.suite import Case, Suite
 
 __all__ = ["arun_suite", "aresume_run", "resume_run", "run_suite"]
 
@@ -187,7 +187,7 @@ async def aresume_run(
         await backend.aclose()
 
 
-def _unfinished(cases: Sequence[AnyCase], done: Sequence[CaseResult], repeat: int) -> list[AnyCase]:
+def _unfinished(cases: Sequence[Case], done: Sequence[CaseResult], repeat: int) -> list[Case]:
     """The cases with a repetition still to run (the warm-up needs one, not all)."""
     have = {(r.case_id, r.repeat) for r in done}
     return [c for c in cases if any((c.id, k) not in have for k in range(repeat))]

@@ -18,7 +18,7 @@ from toolgrade.runner._loop import Runner
 from toolgrade.runner._options import RunOptions
 from toolgrade.runner._progress import Progress, notify
 from toolgrade.store import RunFolder, RunManifest, new_run_id, sort_results
-from toolgrade.suite import AnyCase, Suite
+from toolgrade.suite import Case, Suite
 
 __all__ = ["Session", "drive", "manifest_for", "new_header", "used_endpoints"]
 
@@ -58,7 +58,7 @@ class Session:
 
     header: RunResult
     """Settings and identity (results are kept separately until the end)."""
-    cases: Sequence[AnyCase]
+    cases: Sequence[Case]
     """The selected cases and conversations, in order."""
     runner: Runner
     """Runs one case (single or conversation)."""
@@ -87,7 +87,7 @@ class Session:
     warned: bool = False
     """True once the too-many-timeouts warning was given."""
 
-    def todo(self) -> list[tuple[AnyCase, int]]:
+    def todo(self) -> list[tuple[Case, int]]:
         """Case repetitions that have no result yet."""
         return [
             (case, k)
@@ -136,7 +136,7 @@ class Session:
                 finished=self.finished,
             )
 
-    async def run_one(self, case: AnyCase, repeat: int) -> None:
+    async def run_one(self, case: Case, repeat: int) -> None:
         """Run and record one case (or conversation) repetition.
 
         A conversation is recorded only once it finished: a stop half-way records
@@ -280,7 +280,7 @@ def used_endpoints(recorded: JsonObject, now: JsonObject) -> JsonObject:
 
 
 def manifest_for(
-    session_header: RunResult, cases: Sequence[AnyCase], options: RunOptions
+    session_header: RunResult, cases: Sequence[Case], options: RunOptions
 ) -> RunManifest:
     """The `run.json` content of a new run."""
     return RunManifest(
@@ -292,8 +292,8 @@ def manifest_for(
 
 
 async def drive(
-    items: Sequence[tuple[AnyCase, int]],
-    work: Callable[[AnyCase, int], Awaitable[None]],
+    items: Sequence[tuple[Case, int]],
+    work: Callable[[Case, int], Awaitable[None]],
     *,
     concurrency: int,
     stop: asyncio.Event | None,
@@ -303,7 +303,7 @@ async def drive(
     Returns:
         True when `stop` was set before every item finished (in-flight ones are cancelled).
     """
-    pending: Iterator[tuple[AnyCase, int]] = iter(items)
+    pending: Iterator[tuple[Case, int]] = iter(items)
     stop = stop or asyncio.Event()
 
     async def worker() -> None:

@@ -27,7 +27,7 @@ from toolgrade.environments import (
 )
 from toolgrade.judging import FaultCounter, ReferenceStates, replay_reference
 from toolgrade.runner._turns import Live
-from toolgrade.suite import Conversation, Suite, ToolSpec
+from toolgrade.suite import Case, Suite, ToolSpec
 
 __all__ = ["BOUNDED_ENVIRONMENTS", "Stage", "execute_call"]
 
@@ -40,7 +40,7 @@ class Stage:
 
     suite: Suite
     """The suite (tools, environments)."""
-    conversation: Conversation
+    conversation: Case
     """The conversation."""
     factory: EnvironmentFactory
     """Builds a fresh environment."""

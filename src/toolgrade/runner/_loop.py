@@ -53,13 +53,13 @@ from toolgrade.runner._turns import (
     turn_views,
 )
 from toolgrade.runner._verdicts import CaseOutcome, Judging
-from toolgrade.suite import AnyCase, Case, Conversation, Rubric, ScriptedEnvironment, Suite
+from toolgrade.suite import Case, Rubric, ScriptedEnvironment, Suite
 
 __all__ = ["FactoryBuilder", "Runner"]
 
 logger = logging.getLogger("toolgrade.runner")
 
-FactoryBuilder = Callable[[Suite, Conversation], EnvironmentFactory]
+FactoryBuilder = Callable[[Suite, Case], EnvironmentFactory]
 """Builds the environment factory of a conversation (default: the suite's environments)."""
 
 
@@ -114,7 +114,7 @@ class Runner:
 
     async def run(
         self,
-        case: AnyCase,
+        case: Case,
         repeat: int,
         *,
         on_retry: Callable[[RetryEvent], None] | None = None,
@@ -126,7 +126,7 @@ class Runner:
         retries = RetryLog(on_retry=on_retry)
         views = turn_views(self.suite, case, self.wire)
         stage: Stage | None = None
-        if isinstance(case, Conversation):
+        if not case.single:
             forced = self._forced(case)
             try:
                 stage = self._stage(case, forced=forced)
@@ -148,7 +148,7 @@ class Runner:
             runs.append(dataclasses.replace(run, forced=True) if stage and stage.forced else run)
             if run.error is not None:
                 break
-        if isinstance(case, Case):
+        if case.single:
             return await self.judging.case(case, repeat, view, runs[0], live)
         return await self.judging.conversation(
             case,
@@ -159,7 +159,7 @@ class Runner:
             reference_state=stage.reference_state if stage is not None else None,
         )
 
-    def _forced(self, conversation: Conversation) -> bool:
+    def _forced(self, conversation: Case) -> bool:
         if not self.teacher_forcing:
             return False
         if conversation.reference is None:
@@ -173,7 +173,7 @@ class Runner:
             return False
         return True
 
-    def _stage(self, conversation: Conversation, *, forced: bool) -> Stage:
+    def _stage(self, conversation: Case, *, forced: bool) -> Stage:
         """The conversation's environment (raises when the suite's cannot be built)."""
         if self.factories is not None:
             factory = self.factories(self.suite, conversation)

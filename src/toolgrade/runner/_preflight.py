@@ -23,14 +23,14 @@ from toolgrade.errors import ConfigError, SuiteError
 from toolgrade.judging import profiles
 from toolgrade.runner._options import RunOptions
 from toolgrade.runner._prepare import WarmupBackend
-from toolgrade.suite import AnyCase, Conversation, PythonEnvironment, Suite
+from toolgrade.suite import Case, PythonEnvironment, Suite
 
 __all__ = ["check_environments", "check_profile", "warmup_backend"]
 
 
 async def check_environments(
     suite: Suite,
-    cases: Sequence[AnyCase],
+    cases: Sequence[Case],
     options: RunOptions,
     *,
     workers: BoundedPool | None = None,
@@ -45,7 +45,7 @@ async def check_environments(
     base_dir = options.base_dir() or suite.source_dir
     seen: set[str] = set()
     for case in cases:
-        if not isinstance(case, Conversation) or case.environment is None:
+        if case.single or case.environment is None:
             continue
         name = case.environment
         spec = suite.environments.get(name)
@@ -57,7 +57,7 @@ async def check_environments(
 
 async def _build(
     suite: Suite,
-    conversation: Conversation,
+    conversation: Case,
     base_dir: Path | None,
     *,
     pool: BoundedPool,

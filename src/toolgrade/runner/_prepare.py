@@ -22,7 +22,7 @@ from toolgrade.results import RunResult
 from toolgrade.runner._options import RunOptions
 from toolgrade.runner._progress import Progress, notify
 from toolgrade.runner._warmup import WarmUp, announcement, warm_up, warmup_request
-from toolgrade.suite import AnyCase, Suite
+from toolgrade.suite import Case, Suite
 
 __all__ = [
     "WARNING_EVENTS",
@@ -71,7 +71,7 @@ async def get_ready(
     header: RunResult,
     *,
     suite: Suite,
-    cases: Sequence[AnyCase],
+    cases: Sequence[Case],
     backend: Backend,
     warmup_backend: WarmupBackend | None,
     options: RunOptions,
@@ -139,7 +139,7 @@ async def get_ready(
 
 async def _warm(
     suite: Suite,
-    case: AnyCase,
+    case: Case,
     *,
     backend: Backend,
     build: WarmupBackend | None,

@@ -26,7 +26,7 @@ from toolgrade.runner._loop import Runner
 from toolgrade.runner._sameness import matches_run
 from toolgrade.runner._signals import run_main
 from toolgrade.runner._verdicts import judge_output, overrun_message
-from toolgrade.suite import Case, Conversation, Rubric, Suite
+from toolgrade.suite import Case, Rubric, Suite
 
 __all__ = ["rescore_run"]
 
@@ -102,7 +102,7 @@ def rescore_run(
             results.append(again)
             continue
         case = cases[old.case_id]
-        if not isinstance(case, Case):  # a conversation result without its record
+        if not case.single:  # a conversation result without its record
             results.append(old)
             continue
         tools = suite.tools_for(case)
@@ -237,7 +237,7 @@ async def rerun_conversations(
     for result in results:
         conversation = by_id.get(result.case_id)
         record = result.conversation
-        if not isinstance(conversation, Conversation) or record is None:
+        if conversation is None or conversation.single or record is None:
             continue
         runner = runners[record.mode == "teacher_forced"]
         outcome = await runner.run(conversation, result.repeat)

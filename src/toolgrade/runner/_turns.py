@@ -20,7 +20,7 @@ from toolgrade.backends import ChatReply, NameMap
 from toolgrade.environments import ToolEnvironment, TurnRun
 from toolgrade.judging import FaultCounter
 from toolgrade.runner._request import RequestFailure
-from toolgrade.suite import AnyCase, Case, Conversation, Suite, ToolSpec
+from toolgrade.suite import Case, Suite, ToolSpec
 
 __all__ = ["Live", "Timing", "TurnView", "Wire", "ended_turn", "replied_turn", "turn_views"]
 
@@ -88,29 +88,27 @@ class Wire:
         return names, names.rename_tools(tools)
 
 
-def turn_views(suite: Suite, case: AnyCase, wire: Wire) -> Iterator[TurnView]:
+def turn_views(suite: Suite, case: Case, wire: Wire) -> Iterator[TurnView]:
     """The turns of a case, in order: a single case is one turn of one reply.
 
     A conversation's views are built as the loop reaches each turn: one that ends early
     (a failed request) never works out the tools of the turns it did not reach.
     """
-    if isinstance(case, Case):
+    if case.single:
         tools = suite.tools_for(case)
         names, sent = wire.offer(tools)
-        user = case.prompt if isinstance(case.prompt, str) else ""
         opening = tuple(case.messages(suite.defaults.system))
-        return iter((TurnView(0, user, opening, 1, tools, sent, names),))
+        return iter((TurnView(0, case.turns[0].text, opening, 1, tools, sent, names),))
     return _conversation_views(suite, case, wire)
 
 
-def _conversation_views(suite: Suite, conversation: Conversation, wire: Wire) -> Iterator[TurnView]:
+def _conversation_views(suite: Suite, conversation: Case, wire: Wire) -> Iterator[TurnView]:
     # One map for every turn: the last turn offers every tool any turn adds.
     names = wire.name_map(suite.tools_for_turn(conversation, len(conversation.turns) - 1))
     for index, turn in enumerate(conversation.turns):
         tools = suite.tools_for_turn(conversation, index)
-        opening: tuple[JsonObject, ...] = ({"role": "user", "content": turn.user},)
         sent = names.rename_tools(tools)
-        yield TurnView(index, turn.user, opening, turn.max_steps, tools, sent, names)
+        yield TurnView(index, turn.text, tuple(turn.opening()), turn.max_steps, tools, sent, names)
 
 
 @dataclass(slots=True)

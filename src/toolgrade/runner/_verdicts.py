@@ -29,7 +29,7 @@ from toolgrade.judging import (
 from toolgrade.results import CaseResult, Status, Verdict
 from toolgrade.runner._reading import extract_renamed
 from toolgrade.runner._turns import Live, TurnView
-from toolgrade.suite import Case, Conversation, Rubric, Suite, ToolSpec
+from toolgrade.suite import Case, Rubric, Suite, ToolSpec
 
 __all__ = ["CaseOutcome", "Judging", "judge_output", "overrun_message"]
 
@@ -144,7 +144,7 @@ class Judging:
 
     async def conversation(
         self,
-        conversation: Conversation,
+        conversation: Case,
         repeat: int,
         runs: Sequence[TurnRun],
         *,
@@ -229,7 +229,7 @@ def judge_output(
     )
 
 
-def _unjudged(conversation: Conversation, mode: ConversationMode, message: str) -> Verdict:
+def _unjudged(conversation: Case, mode: ConversationMode, message: str) -> Verdict:
     record = ConversationRecord(
         mode=mode,
         total_turns=len(conversation.turns),

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from toolgrade._core.json_data import JsonObject
 from toolgrade.backends import Backend, ChatRequest, NameMap
 from toolgrade.errors import BackendTimeout, BackendUnreachable
-from toolgrade.suite import AnyCase, Suite
+from toolgrade.suite import Case, Suite
 
 __all__ = [
     "WARMUP_PROMPT",
@@ -78,7 +78,7 @@ def announcement(model: str, url: str, limit: float) -> str:
     )
 
 
-def warmup_request(suite: Suite, case: AnyCase, *, safe_names: bool) -> ChatRequest:
+def warmup_request(suite: Suite, case: Case, *, safe_names: bool) -> ChatRequest:
     """The warm-up request: `case`'s system prompt and tools, and a neutral user message.
 
     Not the case itself: sending a real case twice would count its prompt once for

@@ -1,35 +1,33 @@
 """Suites: tools, cases, conversations, loading, validation, selection, built-in suites."""
 
 from toolgrade.suite._builtin import builtin_suite_names
-from toolgrade.suite._conversation import (
+from toolgrade.suite._case import Case, Conversation
+from toolgrade.suite._end_checks import (
     CHECK_NAMES,
-    DEFAULT_MAX_STEPS,
     CallPattern,
     CheckName,
     Checks,
-    Conversation,
-    Environment,
-    FailSpec,
     FinalStateCheck,
+    TrajectoryCheck,
+    TrajectoryMode,
+)
+from toolgrade.suite._environments import (
+    Environment,
     PythonEnvironment,
-    ReferenceTurn,
     RuleWhen,
     ScriptedEnvironment,
     ScriptedRule,
-    TrajectoryCheck,
-    TrajectoryMode,
-    Turn,
 )
 from toolgrade.suite._io import load_suite, parse_suite
-from toolgrade.suite._models import Case, ChatMessage, Difficulty, Order, Rubric, ToolSpec
+from toolgrade.suite._models import ChatMessage, Difficulty, Order, Rubric, ToolSpec
 from toolgrade.suite._schema import suite_schema, suite_schema_text
 from toolgrade.suite._select import Selection, select_cases
 from toolgrade.suite._shard import decode_positions, parse_shard, position_count, shard_of
 from toolgrade.suite._states import merge_patch
-from toolgrade.suite._suite_model import AnyCase, Suite, SuiteDefaults
+from toolgrade.suite._suite_model import Suite, SuiteDefaults
+from toolgrade.suite._turn import DEFAULT_MAX_STEPS, FailSpec, ReferenceTurn, Turn
 
 __all__ = [
-    "AnyCase",
     "CHECK_NAMES",
     "CallPattern",
     "Case",

@@ -27,7 +27,7 @@ from toolgrade.suite._checks import (
     check_identity,
     items_of,
 )
-from toolgrade.suite._conversation import CHECK_NAMES
+from toolgrade.suite._end_checks import CHECK_NAMES
 
 __all__ = ["check_conversation", "check_environments", "check_states", "is_json_pointer"]
 

@@ -1,4 +1,4 @@
-"""The case data model: tools, chat messages and single-prompt cases (frozen pydantic models)."""
+"""Tools, chat messages, call lists, and the shape of a case written as one prompt."""
 
 from __future__ import annotations
 
@@ -14,16 +14,16 @@ from pydantic import (
     model_validator,
 )
 
-from toolgrade._core.json_data import JsonObject, JsonValue
+from toolgrade._core.json_data import JsonObject
 from toolgrade._core.vocab import Rubric, ToolCall
 
 __all__ = [
     "CallAlternatives",
     "CallList",
-    "Case",
     "ChatMessage",
     "Difficulty",
     "Order",
+    "PromptCase",
     "Rubric",
     "ToolSpec",
     "as_call_list",
@@ -127,8 +127,11 @@ CallAlternatives = Annotated[tuple[tuple[ToolCall, ...], ...], BeforeValidator(a
 """Acceptable answers, each given as one call, a list of calls, or null (no call)."""
 
 
-class Case(BaseModel):
-    """One test case: a prompt and the tool calls it should produce."""
+class PromptCase(BaseModel):
+    """A case as written in one prompt: the prompt and the tool calls it should produce.
+
+    The shape `Case` reads as a case of one turn (and writes back).
+    """
 
     model_config = _FROZEN
 
@@ -173,26 +176,3 @@ class Case(BaseModel):
                 raise ValueError(f"duplicate tool '{tool.name}'")
             seen.add(tool.name)
         return value
-
-    @property
-    def expects_no_call(self) -> bool:
-        """True when the case passes only if no tool is called."""
-        return not self.expected and not self.any_call
-
-    def prompt_json(self) -> JsonValue:
-        """The prompt as JSON: the string, or the messages as objects (as results keep it)."""
-        if isinstance(self.prompt, str):
-            return self.prompt
-        return [m.model_dump(mode="json", exclude_none=True) for m in self.prompt]
-
-    def messages(self, default_system: str | None = None) -> list[JsonObject]:
-        """The prompt as chat messages (system first when there is one)."""
-        out: list[JsonObject] = []
-        system = self.system if self.system is not None else default_system
-        if system:
-            out.append({"role": "system", "content": system})
-        if isinstance(self.prompt, str):
-            out.append({"role": "user", "content": self.prompt})
-        else:
-            out.extend(m.model_dump(exclude_none=True) for m in self.prompt)
-        return out

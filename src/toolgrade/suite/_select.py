@@ -19,7 +19,8 @@ from toolgrade.suite._shard import (
     parse_shard,
     shard_of,
 )
-from toolgrade.suite._suite_model import AnyCase, Suite
+from toolgrade.suite._case import Case
+from toolgrade.suite._suite_model import Suite
 
 __all__ = ["Selection", "select_cases"]
 
@@ -85,7 +86,7 @@ class Selection:
         """The same selection without its shard: what the shards partition."""
         return self if self.shard is None else dataclasses.replace(self, shard=None)
 
-    def matches(self, case: AnyCase) -> bool:
+    def matches(self, case: Case) -> bool:
         """True when the case passes the tag, category, difficulty and id filters."""
         if self.tags:
             have = set(case.tags)
@@ -191,7 +192,7 @@ def _sample_key(seed: int, case_id: str) -> bytes:
     return hashlib.sha256(f"{seed}\x00{case_id}".encode()).digest()
 
 
-def _sample(cases: Iterable[AnyCase], n: int, seed: int) -> list[AnyCase]:
+def _sample(cases: Iterable[Case], n: int, seed: int) -> list[Case]:
     """Keep `n` cases ranked by a seeded hash of their id, in their original order.
 
     A keyed hash rather than `random.Random(seed).sample`: the choice depends only on
@@ -225,7 +226,7 @@ def select_cases(suite: Suite, selection: Selection) -> Suite:
     """
     if selection.is_everything:
         return suite
-    cases: list[AnyCase] = [c for c in suite.cases if selection.matches(c)]
+    cases: list[Case] = [c for c in suite.cases if selection.matches(c)]
     if selection.sample is not None:
         cases = _sample(cases, selection.sample, selection.seed)
     if selection.limit is not None:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from toolgrade._core.json_data import JsonObject
 
 if TYPE_CHECKING:
-    from toolgrade.suite._conversation import Conversation
+    from toolgrade.suite._case import Case
 
 __all__ = ["merge_patch", "resolve_state"]
 
@@ -58,7 +58,7 @@ def merge_patch(target: JsonObject, patch: JsonObject) -> JsonObject:
     return {k: v if k in patch else copy.deepcopy(v) for k, v in merged.items()}
 
 
-def resolve_state(conversation: Conversation, states: Mapping[str, JsonObject]) -> Conversation:
+def resolve_state(conversation: Case, states: Mapping[str, JsonObject]) -> Case:
     """The conversation as it starts: from its named state, patched by its `initial_state`.
 
     A conversation that names no state is returned as it is. One that names a state

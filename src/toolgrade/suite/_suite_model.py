@@ -7,57 +7,40 @@ import hashlib
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
-    Discriminator,
     Field,
     PrivateAttr,
-    Tag,
     ValidationInfo,
     field_validator,
     model_validator,
 )
 
 from toolgrade._core.json_data import JsonObject
-from toolgrade.suite._conversation import Conversation, Environment
-from toolgrade.suite._models import Case, Order, Rubric, ToolSpec
+from toolgrade.suite._case import Case
+from toolgrade.suite._environments import Environment
+from toolgrade.suite._models import Order, Rubric, ToolSpec
 from toolgrade.suite._states import resolve_state
 
-__all__ = ["AnyCase", "Suite", "SuiteDefaults"]
+__all__ = ["Suite", "SuiteDefaults"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
-AnyCase = Case | Conversation
-"""A single-prompt case or a conversation."""
-
-
-def _case_kind(value: Any) -> str:
-    if isinstance(value, Conversation) or (isinstance(value, Mapping) and "turns" in value):
-        return "conversation"
-    return "case"
-
-
-def _new_fields(case: AnyCase, *, resolved: bool) -> dict[str, Any]:
+def _new_fields(case: Case, *, resolved: bool) -> dict[str, Any]:
     """The fields of a case to leave out of its dump: those it does not use."""
     fields: dict[str, Any] = {}
     if not case.tool_definitions:
         fields["tool_definitions"] = True
-    if isinstance(case, Conversation):
+    if not case.single:
         if resolved or case.state is None:
             fields["state"] = True
         final = case.checks.final_state
         if final is not None and not final.from_reference:
             fields["checks"] = {"final_state": {"from_reference"}}
     return fields
-
-
-_CaseEntry = Annotated[
-    Annotated[Case, Tag("case")] | Annotated[Conversation, Tag("conversation")],
-    Discriminator(_case_kind),
-]
 
 
 class SuiteDefaults(BaseModel):
@@ -100,9 +83,9 @@ class Suite(BaseModel):
     """Environments that answer the tool calls of conversations, by name."""
     states: Mapping[str, JsonObject] = {}
     """Named initial states, shared by the conversations that name one (`state`)."""
-    cases: tuple[_CaseEntry, ...] = ()
-    """The cases and conversations, in file order; a conversation that names a state
-    starts from it, resolved when the suite is built (see `Conversation.written_state`)."""
+    cases: tuple[Case, ...] = ()
+    """The cases, in file order; a case that names a state starts from it, resolved
+    when the suite is built (see `Case.written_state`)."""
 
     _source_dir: Path | None = PrivateAttr(default=None)
 
@@ -124,12 +107,12 @@ class Suite(BaseModel):
     @field_validator("cases", mode="after")
     @classmethod
     def _start_from_states(
-        cls, cases: tuple[AnyCase, ...], info: ValidationInfo
-    ) -> tuple[AnyCase, ...]:
+        cls, cases: tuple[Case, ...], info: ValidationInfo
+    ) -> tuple[Case, ...]:
         states = info.data.get("states")
         if states is None:  # the states did not validate: that is the error
             return cases
-        return tuple(resolve_state(c, states) if isinstance(c, Conversation) else c for c in cases)
+        return tuple(c if c.single else resolve_state(c, states) for c in cases)
 
     @model_validator(mode="after")
     def _version_covers_content(self) -> Suite:
@@ -138,20 +121,20 @@ class Suite(BaseModel):
         return self
 
     @property
-    def conversations(self) -> tuple[Conversation, ...]:
-        """The conversations, in file order."""
-        return tuple(c for c in self.cases if isinstance(c, Conversation))
+    def conversations(self) -> tuple[Case, ...]:
+        """The cases written as turns (conversations), in file order."""
+        return tuple(c for c in self.cases if not c.single)
 
     @property
     def single_cases(self) -> tuple[Case, ...]:
-        """The single-prompt cases, in file order."""
-        return tuple(c for c in self.cases if isinstance(c, Case))
+        """The cases written as one prompt, in file order."""
+        return tuple(c for c in self.cases if c.single)
 
     def tool(self, name: str) -> ToolSpec | None:
         """Return the suite's tool with this name, or None (case definitions aside)."""
         return next((t for t in self.tools if t.name == name), None)
 
-    def tools_for(self, case: AnyCase) -> tuple[ToolSpec, ...]:
+    def tools_for(self, case: Case) -> tuple[ToolSpec, ...]:
         """The tools offered to a case, in a stable order.
 
         First the suite's tools the case offers (all, or those `case.tools` names), in
@@ -176,7 +159,7 @@ class Suite(BaseModel):
         replaced = tuple(own.pop(t.name, t) for t in offered)
         return replaced + tuple(t for t in case.tool_definitions if t.name in own)
 
-    def tools_for_turn(self, conversation: Conversation, turn: int) -> tuple[ToolSpec, ...]:
+    def tools_for_turn(self, conversation: Case, turn: int) -> tuple[ToolSpec, ...]:
         """The tools offered in one turn (from 0) of a conversation.
 
         `tools_for`, less the tools later turns add, plus the suite's tools this and
@@ -234,7 +217,7 @@ class Suite(BaseModel):
         if not resolved:  # a conversation naming a state is written with its changes only
             cases = data.get("cases")
             for i, case in enumerate(self.cases):
-                if isinstance(case, Conversation) and case.state is not None:
+                if not case.single and case.state is not None:
                     entry = cases[i] if isinstance(cases, list) else None
                     assert isinstance(entry, dict)
                     entry["initial_state"] = copy.deepcopy(case.written_state)

@@ -481,7 +481,7 @@ def test_turn_under_a_plugin_profile_is_judged_as_a_validated_case(
     )
     (case,) = seen
     assert type(case) is Case and case.id == "conv-1" and case.prompt == "user 0"
-    assert case.expected == (READ_A,) and "expected" in case.model_fields_set
+    assert case.expected == (READ_A,) and case.single
     assert Case.model_validate(case.model_dump()) == case
     turn = verdict.record.turns[0]  # type: ignore[union-attr]
     assert turn.cause is Status.WRONG_TOOL and turn.message == "expected read_file, got read_file"

@@ -226,9 +226,7 @@ class ReferenceStates:
     known: dict[str, JsonValue] = field(default_factory=dict)
     """The states replayed so far, by conversation id."""
 
-    def of(
-        self, suite: Suite, conversation: Case, factory: EnvironmentFactory
-    ) -> JsonValue:
+    def of(self, suite: Suite, conversation: Case, factory: EnvironmentFactory) -> JsonValue:
         """The state `conversation`'s reference leaves (see `reference_final_state`)."""
         if conversation.id not in self.known:
             self.known[conversation.id] = reference_final_state(suite, conversation, factory)

@@ -26,7 +26,7 @@ from toolgrade.runner._loop import Runner
 from toolgrade.runner._sameness import matches_run
 from toolgrade.runner._signals import run_main
 from toolgrade.runner._verdicts import judge_output, overrun_message
-from toolgrade.suite import Case, Rubric, Suite
+from toolgrade.suite import Rubric, Suite
 
 __all__ = ["rescore_run"]
 

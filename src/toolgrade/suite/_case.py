@@ -190,7 +190,6 @@ class Case(BaseModel):
         """Record the `initial_state` this conversation was written with (see `written_state`)."""
         self._written_state = patch
 
-
     def deciding(self) -> tuple[CheckName, ...]:
         """The checks that decide pass or fail: `success`, else every check given."""
         if self.checks.success is not None:
@@ -223,8 +222,7 @@ class Case(BaseModel):
 
     @property
     def expected(self) -> tuple[ToolCall, ...]:
-        """The expected calls: a case of one prompt's; else every call of the reference,
-        in order (empty without a reference)."""
+        """The expected calls (written as turns: the reference's calls, in order)."""
         if self._single:
             return self.turns[0].expected or ()
         return tuple(c for t in self.reference or () for c in t.calls)
@@ -250,8 +248,7 @@ class Case(BaseModel):
         return self._single and not self.expected and not self.any_call
 
     def messages(self, default_system: str | None = None) -> list[JsonObject]:
-        """The opening messages: the system prompt (when there is one), then, for a case
-        of one prompt, its prompt."""
+        """The opening messages: the system prompt, then a case of one prompt's prompt."""
         system = self.system if self.system is not None else default_system
         out: list[JsonObject] = [{"role": "system", "content": system}] if system else []
         if self._single:
@@ -259,8 +256,7 @@ class Case(BaseModel):
         return out
 
     def prompt_json(self) -> JsonValue:
-        """The prompt as results keep it: a case of one prompt's string or messages (as
-        objects); else the user's turns as messages."""
+        """The prompt as results keep it: a string, or messages (every turn's) as objects."""
         if self._single and isinstance(self.turns[0].user, str):
             return self.turns[0].user
         return [m for t in self.turns for m in t.opening(json=True)]

@@ -11,6 +11,7 @@ from typing import get_args
 
 from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.errors import ConfigError
+from toolgrade.suite._case import Case
 from toolgrade.suite._models import Difficulty
 from toolgrade.suite._shard import (
     check_shard,
@@ -19,7 +20,6 @@ from toolgrade.suite._shard import (
     parse_shard,
     shard_of,
 )
-from toolgrade.suite._case import Case
 from toolgrade.suite._suite_model import Suite
 
 __all__ = ["Selection", "select_cases"]

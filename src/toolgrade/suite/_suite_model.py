@@ -29,6 +29,7 @@ __all__ = ["Suite", "SuiteDefaults"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
+
 def _new_fields(case: Case, *, resolved: bool) -> dict[str, Any]:
     """The fields of a case to leave out of its dump: those it does not use."""
     fields: dict[str, Any] = {}
@@ -106,9 +107,7 @@ class Suite(BaseModel):
 
     @field_validator("cases", mode="after")
     @classmethod
-    def _start_from_states(
-        cls, cases: tuple[Case, ...], info: ValidationInfo
-    ) -> tuple[Case, ...]:
+    def _start_from_states(cls, cases: tuple[Case, ...], info: ValidationInfo) -> tuple[Case, ...]:
         states = info.data.get("states")
         if states is None:  # the states did not validate: that is the error
             return cases

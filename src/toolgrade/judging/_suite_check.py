@@ -111,7 +111,7 @@ def check_conversations(
     timeout: float = CHECK_TIMEOUT,
     workers: BoundedPool | None = None,
 ) -> list[ConversationProblem]:
-    """Check every conversation of a suite (single-prompt cases are not looked at).
+    """Check every conversation of a suite (cases of one prompt are not looked at).
 
     Args:
         suite: the suite.

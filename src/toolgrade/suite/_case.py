@@ -141,7 +141,7 @@ class Case(BaseModel):
     @model_serializer(mode="wrap")
     def _written(self, handler: SerializerFunctionWrapHandler) -> Any:
         data = handler(self)
-        if not self._single or not isinstance(data, dict):
+        if not self.single or not isinstance(data, dict):
             return data
         # A case of one prompt is written (and hashed) in the shape it was written in.
         turn = data["turns"][0]
@@ -213,7 +213,10 @@ class Case(BaseModel):
     @property
     def single(self) -> bool:
         """True for a case written as one prompt: one turn of one reply, judged by `judge`."""
-        return self._single
+        # Read from the private values directly: `self._single` goes through pydantic's
+        # `__getattr__`, about 2 µs, on the judge's path.
+        private = self.__pydantic_private__
+        return private is not None and private["_single"] is True
 
     @property
     def prompt(self) -> str | tuple[ChatMessage, ...]:
@@ -223,7 +226,7 @@ class Case(BaseModel):
     @property
     def expected(self) -> tuple[ToolCall, ...]:
         """The expected calls (written as turns: the reference's calls, in order)."""
-        if self._single:
+        if self.single:
             return self.turns[0].expected or ()
         return tuple(c for t in self.reference or () for c in t.calls)
 
@@ -245,19 +248,19 @@ class Case(BaseModel):
     @property
     def expects_no_call(self) -> bool:
         """True for a case of one prompt that passes only if no tool is called."""
-        return self._single and not self.expected and not self.any_call
+        return self.single and not self.expected and not self.any_call
 
     def messages(self, default_system: str | None = None) -> list[JsonObject]:
         """The opening messages: the system prompt, then a case of one prompt's prompt."""
         system = self.system if self.system is not None else default_system
         out: list[JsonObject] = [{"role": "system", "content": system}] if system else []
-        if self._single:
+        if self.single:
             out.extend(self.turns[0].opening())
         return out
 
     def prompt_json(self) -> JsonValue:
         """The prompt as results keep it: a string, or messages (every turn's) as objects."""
-        if self._single and isinstance(self.turns[0].user, str):
+        if self.single and isinstance(self.turns[0].user, str):
             return self.turns[0].user
         return [m for t in self.turns for m in t.opening(json=True)]
 

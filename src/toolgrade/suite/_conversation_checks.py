@@ -277,7 +277,7 @@ def _check_reply(chk: Checker, where: _Where, reply: JsonValue) -> None:
 
 
 def _checks_given(turns: list[JsonValue], checks: JsonObject) -> list[str]:
-    """The checks a conversation has (as `Conversation.deciding` without `success`)."""
+    """The checks a conversation has (as `Case.deciding` without `success`)."""
     given = {
         "turns": any(
             isinstance(t, dict) and ("expected" in t or t.get("reply") is not None) for t in turns

@@ -63,7 +63,7 @@ def resolve_state(conversation: Case, states: Mapping[str, JsonObject]) -> Case:
 
     A conversation that names no state is returned as it is. One that names a state
     gets `initial_state` = `merge_patch(states[state], patch)`, where the patch is the
-    `initial_state` it was written with (`Conversation.written_state`, kept so that
+    `initial_state` it was written with (`Case.written_state`, kept so that
     resolving again, with other states, starts from what was written).
 
     Args:

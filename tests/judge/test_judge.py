@@ -328,13 +328,16 @@ def test_conversation_group_entries_are_conversation_parts_of_the_profiles(
         read.append(group)
         return [Point(*pair) for pair in groups.get(group, [])]
 
+    def own_part(suite, conversation, runs, *, prompt_mode):  # type: ignore[no-untyped-def]
+        return None
+
     monkeypatch.setattr("importlib.metadata.entry_points", entry_points)
     register_profile("coded", judge)
-    register_profile("own", judge, conversation=judge_module_attr)  # type: ignore[arg-type]
+    register_profile("own", judge, conversation=own_part)
     assert find_profile("coded").conversation is _whole
     assert read == ["toolgrade.profiles", "toolgrade.conversation_profiles"]  # once each
     assert find_profile("both") == Profile("both", __import__("os").path.join, _whole)
-    assert find_profile("own").conversation is judge_module_attr
+    assert find_profile("own").conversation is own_part
     assert find_profile("alone") == Profile("alone", None, _whole)
     assert "alone" in profiles() and profiles().count("default") == 1
     assert fresh.resolved["coded"].conversation is _whole  # the hot path's lookup too

@@ -19,9 +19,13 @@ from typer.testing import CliRunner
 
 from toolgrade._core.registry import reset_plugins
 from toolgrade.cli import app
+from toolgrade.environments import TurnRun
+from toolgrade.judging import find_profile, judge_conversation, profiles
+from toolgrade.results import Status
+from toolgrade.suite import Conversation, Suite, ToolSpec
 
 PLUGIN = '''
-"""toolgrade-foo: one backend, format, report, profile and matcher."""
+"""toolgrade-foo: one backend, format, report, profile (with a conversation judge) and matcher."""
 
 from toolgrade.calls import ToolCall
 from toolgrade.plugins import (
@@ -79,6 +83,15 @@ def _ends(matcher, actual, ctx):
 
 
 MATCHER = MatcherSpec("$foo", _check, _ends, "a string ending with it")
+
+
+def said_done(suite, conversation, runs, *, prompt_mode):
+    if conversation.environment is not None:
+        return None  # not of this profile's kind
+    reply = runs[-1].reply if runs else None
+    if reply and "done" in reply:
+        return Verdict(Status.CORRECT, 1.0)
+    return Verdict(Status.REPLY_MISMATCH, 0.0, message="the last reply does not say done")
 '''
 
 ENTRY_POINTS = """
@@ -96,6 +109,10 @@ foo = toolgrade_foo:lenient
 
 [toolgrade.matchers]
 foo = toolgrade_foo:MATCHER
+
+[toolgrade.conversation_profiles]
+foo = toolgrade_foo:said_done
+bar = toolgrade_foo:said_done
 """
 
 
@@ -187,6 +204,27 @@ def test_plugin_profile(plugin: Path) -> None:
     assert "Accuracy: 100.0%" in result.output
     rows = json.loads(out.read_text(encoding="utf-8"))["cases"]
     assert [r["status"] for r in rows] == ["correct"] * 3
+
+
+def test_plugin_conversation_judge_is_the_conversation_part_of_its_profile(plugin: Path) -> None:
+    import toolgrade_foo  # type: ignore[import-not-found]
+
+    foo, bar = find_profile("foo"), find_profile("bar")
+    assert foo.judge is toolgrade_foo.lenient and foo.conversation is toolgrade_foo.said_done
+    assert bar.judge is None and bar.conversation is toolgrade_foo.said_done  # default rules
+    assert {"foo", "bar"} <= set(profiles())
+    conversation = Conversation.model_validate(
+        {"id": "c", "turns": [{"user": "read a", "expected": {"name": "read_file"}}]}
+    )
+    suite = Suite(schema_version=2, name="s", tools=[ToolSpec(name="read_file")])
+    run = TurnRun(index=0, user="read a", steps=(), reply="not yet")
+    for name in ("foo", "bar"):
+        verdict = judge_conversation(
+            suite, conversation, [run], initial_state={}, final_state={}, profile=name
+        )
+        assert verdict.status is Status.REPLY_MISMATCH
+        assert verdict.record is not None and verdict.record.first_failure is not None
+        assert verdict.record.first_failure.check == name
 
 
 def test_plugin_format_by_name(plugin: Path) -> None:

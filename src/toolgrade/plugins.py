@@ -3,11 +3,13 @@
 `toolgrade` is the tier for users; this module is the second public tier, for code that
 extends toolgrade: a backend for another model server (`register_backend`), a reader of
 the calls a model wrote (`register_format`), a report format (`register_report`), a
-matching profile (`register_profile`, returning a `Verdict`), or a matcher
-(`register_matcher`). Each is one module and one registration: a call to the
-`register_*` function, or, from an installed package, one entry point in the group
-`toolgrade.backends`, `toolgrade.formats`, `toolgrade.reports`, `toolgrade.profiles` or
-`toolgrade.matchers` (read on first use; see docs/extending.md). Names here follow the
+matching profile (`register_profile`: a reply judge returning a `Verdict` and,
+optionally, a conversation judge; a `Profile`), or a matcher (`register_matcher`). Each
+is one module and one registration: a call to the `register_*` function, or, from an
+installed package, one entry point in the group `toolgrade.backends`,
+`toolgrade.formats`, `toolgrade.reports`, `toolgrade.profiles` or `toolgrade.matchers`
+(read on first use; see docs/extending.md, which also describes the
+`toolgrade.conversation_profiles` group of conversation judges). Names here follow the
 same rules as the top level: sorted, tested, and renamed only behind a deprecation.
 
 Examples:
@@ -53,7 +55,7 @@ from toolgrade.extract import (
     TextFormat,
     register_format,
 )
-from toolgrade.judging import JudgeFn, register_profile
+from toolgrade.judging import ConversationJudgeFn, JudgeFn, Profile, register_profile
 from toolgrade.match import MatchContext, Matcher, MatcherSpec, register_matcher
 from toolgrade.report import ReportInput, ReportWriter, register_report
 
@@ -63,6 +65,7 @@ __all__ = [
     "BackendSettings",
     "ChatReply",
     "ChatRequest",
+    "ConversationJudgeFn",
     "ExtractContext",
     "Extraction",
     "ExtractionProblem",
@@ -73,6 +76,7 @@ __all__ = [
     "PairResult",
     "ParseFn",
     "PlacedFormat",
+    "Profile",
     "ReportInput",
     "ReportWriter",
     "ServerInfo",

@@ -8,14 +8,14 @@ from typing import Any
 import pytest
 
 from toolgrade._core.json_data import JsonValue
-from toolgrade._core.registry import Registry
 from toolgrade._core.transcript import Exchange, ExchangeOutcome, Step
 from toolgrade._core.verdict import Verdict
 from toolgrade._core.vocab import PairResult, Status, ToolCall
 from toolgrade.environments._types import TurnRun
-from toolgrade.errors import SuiteError
+from toolgrade.errors import ConfigError, SuiteError
 from toolgrade.judging import register_profile
 from toolgrade.judging._conversation import conversation_result, judge_conversation
+from toolgrade.judging._profiles import ProfileRegistry
 from toolgrade.results import CaseResult
 from toolgrade.suite import Case, Conversation, Suite, ToolSpec
 
@@ -459,9 +459,7 @@ def test_conversation_result_error_and_primary_tools_without_reference() -> None
 
 def _fresh_profiles(monkeypatch: pytest.MonkeyPatch) -> None:
     """An empty judge-profile registry for the test's duration."""
-    module = sys.modules["toolgrade.judging._profiles"]
-    monkeypatch.setattr(module, "PROFILES", Registry("judge profile", "toolgrade.profiles"))
-    monkeypatch.setattr(module, "_reads_any_name", set())
+    monkeypatch.setattr(sys.modules["toolgrade.judging._profiles"], "PROFILES", ProfileRegistry())
 
 
 def test_turn_under_a_plugin_profile_is_judged_as_a_validated_case(
@@ -522,10 +520,15 @@ def test_turn_under_a_profile_giving_its_own_result(monkeypatch: pytest.MonkeyPa
 def test_conversation_profile_verdict_decides(
     monkeypatch: pytest.MonkeyPatch, decided: Verdict, first: tuple[Status, str, None]
 ) -> None:
-    fresh: Registry[Any] = Registry("conversation profile", "toolgrade.conversation_profiles")
-    module = sys.modules["toolgrade.judging._conversation"]
-    monkeypatch.setattr(module, "CONVERSATION_PROFILES", fresh)
-    fresh.register("said", lambda suite, conversation, runs, *, prompt_mode: decided)
+    _fresh_profiles(monkeypatch)
+
+    def never(case, actual, *, tools, rubric=None, strict=False):  # type: ignore[no-untyped-def]
+        raise AssertionError("a conversation its conversation judge decides is not judged again")
+
+    def said(suite, conversation, runs, *, prompt_mode):  # type: ignore[no-untyped-def]
+        return decided
+
+    register_profile("said", never, conversation=said)
     verdict = _judge(_conversation(), [_run(0, _step(READ_A)), _run(1)], profile="said")
     assert (verdict.status, verdict.score, verdict.rubric) == (first[0], 0.0, "binary")
     record = verdict.record
@@ -534,3 +537,30 @@ def test_conversation_profile_verdict_decides(
     assert (failure.cause, failure.message, failure.turn, failure.check) == (*first[:3], "said")
     checks = {c.name: c for c in record.checks}
     assert checks["said"].deciding and not checks["turns"].deciding
+
+
+def test_conversation_not_of_the_profiles_kind_is_judged_turn_by_turn_by_its_reply_judge(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _fresh_profiles(monkeypatch)
+    asked: list[str] = []
+
+    def wrong_tool(case, actual, *, tools, rubric=None, strict=False):  # type: ignore[no-untyped-def]
+        asked.append("reply")
+        pair = PairResult(expected_index=0, actual_index=0, verdict="wrong_tool", credit=0.0)
+        return Verdict(Status.WRONG_TOOL, 0.0, pairs=(pair,))
+
+    def not_mine(suite, conversation, runs, *, prompt_mode):  # type: ignore[no-untyped-def]
+        asked.append("conversation")
+        return None
+
+    register_profile("mine", wrong_tool, conversation=not_mine)
+    verdict = _judge(_conversation(), [_run(0, _step(READ_A)), _run(1)], profile="mine")
+    assert asked == ["conversation", "reply"]
+    assert verdict.status is Status.WRONG_TOOL
+    assert [c.name for c in verdict.record.checks] == ["turns"]  # type: ignore[union-attr]
+
+
+def test_unknown_profile_on_a_conversation_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="unknown judge profile 'nope'"):
+        _judge(_conversation(), [_run(0, _step(READ_A)), _run(1)], profile="nope")

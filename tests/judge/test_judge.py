@@ -23,14 +23,14 @@ from toolgrade import (
     ToolSpec,
 )
 from toolgrade import judge as judge_module_attr
-from toolgrade._core.registry import Registry
+from toolgrade.judging import Profile, find_profile
 from toolgrade.judging._judge import (
-    JudgeFn,
     judge,
     profile_reads_any_name,
     profiles,
     register_profile,
 )
+from toolgrade.judging._profiles import ProfileRegistry
 
 SEARCH = ToolSpec(
     name="search",
@@ -166,12 +166,10 @@ def test_register_profile_default_name_refused() -> None:
         register_profile("default", judge)
 
 
-def _fresh_profiles(monkeypatch: pytest.MonkeyPatch) -> Registry[JudgeFn]:
-    """An empty profile registry (and reads-any-name set) for the test's duration."""
-    module = sys.modules["toolgrade.judging._profiles"]
-    fresh: Registry[JudgeFn] = Registry("judge profile", "toolgrade.profiles")
-    monkeypatch.setattr(module, "PROFILES", fresh)
-    monkeypatch.setattr(module, "_reads_any_name", set())
+def _fresh_profiles(monkeypatch: pytest.MonkeyPatch) -> ProfileRegistry:
+    """An empty profile registry for the test's duration."""
+    fresh = ProfileRegistry()
+    monkeypatch.setattr(sys.modules["toolgrade.judging._profiles"], "PROFILES", fresh)
     return fresh
 
 
@@ -205,6 +203,62 @@ def test_profile_reads_any_name_follows_registration(monkeypatch: pytest.MonkeyP
 
 def test_bfcl_profile_reads_any_name() -> None:
     assert profile_reads_any_name("bfcl")
+
+
+def test_bfcl_profile_has_a_reply_and_a_conversation_judge() -> None:
+    bfcl = find_profile("bfcl")
+    assert bfcl.name == "bfcl" and bfcl.reads_any_name
+    assert bfcl.judge is not None and bfcl.judge.__name__ == "judge_bfcl"
+    assert bfcl.conversation is not None
+    assert bfcl.conversation.__name__ == "judge_bfcl_conversation"
+
+
+def test_register_profile_registers_both_parts_as_one_profile(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _fresh_profiles(monkeypatch)
+
+    def whole(suite, conversation, runs, *, prompt_mode):  # type: ignore[no-untyped-def]
+        return None
+
+    register_profile("both", judge, conversation=whole)
+    assert find_profile("both") == Profile("both", judge, whole, reads_any_name=False)
+    register_profile("both", judge)  # registering again replaces the whole profile
+    assert find_profile("both").conversation is None
+
+
+def test_reads_any_name_attribute_of_the_reply_judge(monkeypatch: pytest.MonkeyPatch) -> None:
+    fresh = _fresh_profiles(monkeypatch)
+
+    def wide(case, actual, *, tools, rubric=None, strict=False):  # type: ignore[no-untyped-def]
+        return CaseResult(case_id=case.id, status=Status.CORRECT, score=1.0)
+
+    wide.reads_any_name = True  # type: ignore[attr-defined]
+    register_profile("wide", wide)
+    fresh.register("entry", "os.path:join")  # a plain function entry: a reply judge
+    assert profile_reads_any_name("wide")
+    assert find_profile("entry") == Profile("entry", __import__("os").path.join)
+
+
+def test_profile_entry_is_a_profile_or_a_function(monkeypatch: pytest.MonkeyPatch) -> None:
+    fresh = _fresh_profiles(monkeypatch)
+    fresh.register("named-otherwise", Profile("other", judge))
+    fresh.register("lazy-bfcl", "toolgrade.bfcl._profile:PROFILE")
+    fresh.register("text", "os:sep")
+    assert find_profile("named-otherwise") == Profile("named-otherwise", judge)
+    assert find_profile("lazy-bfcl").name == "lazy-bfcl"
+    with pytest.raises(ConfigError, match="judge profile 'text' is a str, not a Profile"):
+        find_profile("text")
+
+
+def test_profile_without_a_reply_judge_judges_replies_by_the_default_rules(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _fresh_profiles(monkeypatch).register("whole-only", Profile("whole-only"))
+    calls = [{"name": "search", "arguments": {"q": "x"}}]
+    under = judge(_case(), calls, tools=[SEARCH], profile="whole-only")
+    assert under == judge(_case(), calls, tools=[SEARCH])
+    assert under.status is Status.CORRECT
 
 
 def test_judge_builtin_profile_imported_lazily(
@@ -243,3 +297,69 @@ def test_judge_tools_none_accepts_any_name() -> None:
 def test_judge_empty_tool_list_makes_every_call_wrong() -> None:
     result = judge(_case(), [{"name": "search", "arguments": {"q": "x"}}], tools=[])
     assert result.status is Status.WRONG_TOOL
+
+
+def _whole(suite, conversation, runs, *, prompt_mode):  # type: ignore[no-untyped-def]
+    return None
+
+
+def test_conversation_group_entries_are_conversation_parts_of_the_profiles(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    fresh = _fresh_profiles(monkeypatch)
+    target = f"{__name__}:_whole"
+    groups = {
+        "toolgrade.profiles": [("both", "os.path:join")],
+        "toolgrade.conversation_profiles": [
+            ("both", target),  # the conversation part of a plug-in profile
+            ("coded", target),  # of a profile registered in code
+            ("own", target),  # a profile with its own conversation part keeps it
+            ("alone", target),  # no profile of that name: one by the default rules
+            ("default", target),  # toolgrade's own rules have no conversation part
+        ],
+    }
+    read: list[str] = []
+
+    class Point:
+        def __init__(self, name: str, value: str) -> None:
+            self.name, self.value = name, value
+
+    def entry_points(*, group: str) -> list[Point]:
+        read.append(group)
+        return [Point(*pair) for pair in groups.get(group, [])]
+
+    def own_part(suite, conversation, runs, *, prompt_mode):  # type: ignore[no-untyped-def]
+        return None
+
+    monkeypatch.setattr("importlib.metadata.entry_points", entry_points)
+    register_profile("coded", judge)
+    register_profile("own", judge, conversation=own_part)
+    assert find_profile("coded").conversation is _whole
+    assert read == ["toolgrade.profiles", "toolgrade.conversation_profiles"]  # once each
+    assert find_profile("both") == Profile("both", __import__("os").path.join, _whole)
+    assert find_profile("own").conversation is own_part
+    assert find_profile("alone") == Profile("alone", None, _whole)
+    assert "alone" in profiles() and profiles().count("default") == 1
+    assert fresh.resolved["coded"].conversation is _whole  # the hot path's lookup too
+    register_profile("alone", judge)  # a profile of that name gets the group's part
+    assert find_profile("alone") == Profile("alone", judge, _whole)
+    assert len(read) == 2
+    fresh.reset_plugins()
+    groups.clear()
+    assert "both" not in profiles() and find_profile("coded").conversation is None
+    assert find_profile("alone").judge is judge  # registered in code: kept
+    assert len(read) == 4
+
+
+def test_conversation_group_entry_that_is_not_a_function(monkeypatch: pytest.MonkeyPatch) -> None:
+    _fresh_profiles(monkeypatch)
+
+    class Point:
+        name, value = "odd", "os:sep"
+
+    monkeypatch.setattr(
+        "importlib.metadata.entry_points",
+        lambda *, group: [Point()] if group == "toolgrade.conversation_profiles" else [],
+    )
+    with pytest.raises(ConfigError, match=r"conversation judge 'odd' \(os:sep\) is not"):
+        find_profile("odd")

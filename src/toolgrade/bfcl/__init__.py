@@ -8,8 +8,9 @@
 - `_results`: BFCL result files -> toolgrade responses (`convert_bfcl_results`).
 - `_codec`: BFCL docs and possible answers <-> tool schemas and expected calls.
 - `_answer`, `_checker`, `_convert`: BFCL's AST checker, ported rule for rule.
-- `_profile`: the `bfcl` judge profile, registered when `judge` first asks for it (this
-  package does not import it, so that importing toolgrade registers nothing).
+- `_profile`: the `bfcl` judge profile (`PROFILE`), which the profile registry imports
+  the first time `bfcl` is asked for (this package does not import it, so that
+  importing toolgrade imports no profile).
 """
 
 from toolgrade.bfcl._data import OUT_OF_SCOPE, BfclCategory, MultiTurnCategory

@@ -25,10 +25,10 @@ BFCL names its instances after the model (the result folder's name); the name sh
 only where a model writes `name(` inside a string argument (BFCL rewrites it there
 too). `MODEL_NAME`, `toolgrade`, stands in for it unless a caller gives another.
 
-`judge_bfcl_conversation` is the `bfcl` profile of a conversation imported from BFCL
-(environment `toolgrade.bfcl._mt_apis:BfclApis`): the model's steps are the turns'
-steps' raw outputs, the ground truth the conversation's reference; the check becomes
-its `Verdict` (`MultiTurnCheck.verdict`).
+`judge_bfcl_conversation` is the `bfcl` profile's conversation judge, for conversations
+imported from BFCL (environment `toolgrade.bfcl._mt_apis:BfclApis`): the model's steps
+are the turns' steps' raw outputs, the ground truth the conversation's reference; the
+check becomes its `Verdict` (`MultiTurnCheck.verdict`).
 """
 
 from __future__ import annotations

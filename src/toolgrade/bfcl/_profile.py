@@ -1,13 +1,14 @@
 """The `bfcl` judge profile: BFCL's AST checker's answers on toolgrade cases, as verdicts.
 
-`judge(..., profile="bfcl")` imports this module, which registers `judge_bfcl`. It
+`PROFILE` is the profile, which the profile registry imports the first time `bfcl` is
+asked for: `judge_bfcl` judges replies, and `judge_bfcl_conversation`
+(`toolgrade.bfcl._mt_checker`) the conversations imported from BFCL. `judge_bfcl`
 recovers BFCL's function docs from the tools' schemas and BFCL's possible answers from
 the expected calls (`toolgrade.bfcl._codec`), compiles BFCL's checker rules for them
 once per case and tools (`toolgrade.bfcl._compiled`, the rules of
 `toolgrade.bfcl._checker`), and returns its check as a `Verdict`, which `judge` makes a
-result. The
-rules, and where they differ from the default profile, are in docs/bfcl.md. BFCL gives
-no partial credit: every case scores 1 or 0.
+result. The rules, and where they differ from the default profile, are in docs/bfcl.md.
+BFCL gives no partial credit: every case scores 1 or 0.
 """
 
 from __future__ import annotations
@@ -32,12 +33,13 @@ from toolgrade.bfcl._check_result import BfclCheck, ErrorType
 from toolgrade.bfcl._checker import BfclFunction, Language
 from toolgrade.bfcl._codec import decode_answer, function_from_schema
 from toolgrade.bfcl._compiled import FIRST_PAIR, CompiledChecker, compile_checker
+from toolgrade.bfcl._mt_checker import judge_bfcl_conversation
 from toolgrade.extract import Extraction
-from toolgrade.judging import register_profile
+from toolgrade.judging import Profile
 from toolgrade.results import PairResult, Status, Verdict
 from toolgrade.suite import Case, ToolSpec
 
-__all__ = ["checker_for", "judge_bfcl", "language_of"]
+__all__ = ["PROFILE", "checker_for", "judge_bfcl", "language_of"]
 
 _LANGUAGE_TAGS: dict[str, Language] = {
     "language:java": "java",
@@ -260,4 +262,6 @@ _new_mismatch = trusted_builder(Mismatch)
 
 _CORRECT_FIRST = _correct_verdict(FIRST_PAIR.pairs)
 
-register_profile("bfcl", judge_bfcl, reads_any_name=True)
+PROFILE = Profile("bfcl", judge_bfcl, judge_bfcl_conversation, reads_any_name=True)
+"""The `bfcl` profile: BFCL's AST checker on replies, its multi-turn checker on the
+conversations imported from BFCL (the profile registry's entry `bfcl` names it)."""

@@ -1,6 +1,7 @@
 """Judging: a case's turns and end checks against what the model did.
 
-`judge` gives a single reply's `CaseResult` (asking the profile registry for a `Verdict`);
+`judge` gives a single reply's `CaseResult` (asking the profile registry for a `Verdict`:
+a `Profile` judges replies and, optionally, whole conversations of its kind);
 `judge_conversation` judges each turn of a conversation, then its end checks (final
 state, unchanged paths, trajectory, forbidden calls, a call budget). `replay_reference`
 plays a conversation's reference solution through its environment, which teacher forcing
@@ -17,6 +18,7 @@ from toolgrade.judging._judge import (
     profiles,
     register_profile,
 )
+from toolgrade.judging._profiles import ConversationJudgeFn, Profile, find_profile
 from toolgrade.judging._reference import (
     FaultCounter,
     ReferenceReplay,
@@ -36,9 +38,11 @@ from toolgrade.judging._trajectory import TrajectoryMatch, compare_trajectory, t
 
 __all__ = [
     "CHECK_TIMEOUT",
+    "ConversationJudgeFn",
     "ConversationProblem",
     "FaultCounter",
     "JudgeFn",
+    "Profile",
     "ReferenceReplay",
     "ReferenceStates",
     "TrajectoryMatch",
@@ -50,6 +54,7 @@ __all__ = [
     "compare_trajectory",
     "conversation_result",
     "find_forbidden",
+    "find_profile",
     "judge",
     "judge_conversation",
     "profile_reads_any_name",

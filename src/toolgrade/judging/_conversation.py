@@ -8,9 +8,9 @@ its score is 1/0 under the binary rubric, otherwise the share of deciding checks
 held, where `turns` counts once per turn that states something. The first failure is
 the earliest failed turn's cause, else the first failing deciding end check's.
 
-A profile may judge whole conversations of its own kind (`CONVERSATION_PROFILES`,
-`toolgrade.judging._conversation_profiles`): the built-in `bfcl` profile gives BFCL's
-multi-turn verdict on conversations imported from BFCL. The record is built as usual
+A profile may judge whole conversations of its own kind (its conversation part,
+`Profile.conversation`, in `toolgrade.judging._profiles`): the built-in `bfcl` profile
+gives BFCL's multi-turn verdict on conversations imported from BFCL. The record is built as usual
 (turns judged with the default rules, for reading), its checks made non-deciding, and
 one deciding check named after the profile holds the profile's verdict; the score is 1
 or 0.
@@ -34,11 +34,6 @@ from toolgrade._core.verdict import Verdict
 from toolgrade._core.vocab import Rubric, Status, ToolCall
 from toolgrade.environments import TurnRun, environment_factory
 from toolgrade.errors import SuiteError
-from toolgrade.judging._conversation_profiles import (
-    CONVERSATION_PROFILES,
-    ConversationProfileFn,
-    decided_record,
-)
 from toolgrade.judging._end_checks import (
     ForbiddenHit,
     check_final_state,
@@ -49,8 +44,9 @@ from toolgrade.judging._end_checks import (
     forbidden_result,
     trajectory_result,
 )
+from toolgrade.judging._profiles import DEFAULT_PROFILE, find_profile
 from toolgrade.judging._reference import reference_final_state
-from toolgrade.judging._result import conversation_result
+from toolgrade.judging._result import conversation_result, decided_record
 from toolgrade.judging._trajectory import compare_trajectory, trajectory_prf
 from toolgrade.judging._turn import judge_turn
 from toolgrade.match import MatcherError
@@ -63,15 +59,9 @@ from toolgrade.suite import (
     ToolSpec,
 )
 
-__all__ = [
-    "CONVERSATION_PROFILES",
-    "ConversationProfileFn",
-    "conversation_result",
-    "judge_conversation",
-]
-# CONVERSATION_PROFILES and ConversationProfileFn live in `_conversation_profiles`,
-# conversation_result in `_result`; they are re-exported here, where
-# `judge_conversation` makes and reads the verdicts they take.
+__all__ = ["conversation_result", "judge_conversation"]
+# conversation_result lives in `_result`; it is re-exported here, where
+# `judge_conversation` makes the verdicts it takes.
 
 
 def judge_conversation(
@@ -99,8 +89,8 @@ def judge_conversation(
         mode: how it was run (recorded).
         rubric: `binary` (pass/fail), `partial` or `f1` (the share of deciding checks
             held); None uses the conversation's, then the suite's.
-        profile: the matching profile for the turns' calls; a profile registered in
-            `CONVERSATION_PROFILES` judges conversations of its kind whole.
+        profile: the matching profile for the turns' calls; a profile with a
+            conversation part judges conversations of its kind whole.
         prompt_mode: the run described the tools in the prompt (for profiles that
             decode raw outputs, as `bfcl` does).
         reference_state: gives the state the conversation's reference leaves, for a
@@ -113,11 +103,12 @@ def judge_conversation(
 
     Raises:
         SuiteError: a malformed matcher or state path in the conversation.
-        ConfigError: the profile needs something not installed (bfcl-eval).
+        ConfigError: unknown profile, or one that needs something not installed
+            (bfcl-eval).
     """
     chosen: Rubric = rubric or conversation.rubric or suite.defaults.rubric
     states = (initial_state, final_state)
-    whole = CONVERSATION_PROFILES.find(profile) if profile != "default" else None
+    whole = find_profile(profile).conversation if profile != DEFAULT_PROFILE else None
     decided = whole(suite, conversation, turns, prompt_mode=prompt_mode) if whole else None
     left = partial(_left_by_reference, suite, conversation, reference_state)
     try:
@@ -199,7 +190,7 @@ def _verdict(conversation: Case, record: ConversationRecord, *, rubric: Rubric) 
 
 
 def _profile_verdict(record: ConversationRecord, decided: Verdict, profile: str) -> Verdict:
-    """The default rules' record, decided by a conversation profile's verdict."""
+    """The default rules' record, decided by the verdict of a profile's conversation judge."""
     status, record = decided_record(record, decided, profile)
     return Verdict(status, 1.0 if decided.passed else 0.0, record=record, rubric="binary")
 

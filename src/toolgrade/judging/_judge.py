@@ -5,8 +5,8 @@
 compare semantically, guided by each tool's JSON Schema (see docs/matching.md);
 several calls are paired by an optimal assignment shared with `score_calls`.
 
-Other matching rules plug in as profiles: `register_profile("bfcl", fn)` makes
-`judge(..., profile="bfcl")` call `fn`, which returns a `Verdict`; `case_result`
+Other matching rules plug in as profiles: `register_profile("foo", fn)` makes
+`judge(..., profile="foo")` call `fn`, which returns a `Verdict`; `case_result`
 (`toolgrade.judging._case_result`) turns a verdict into the `CaseResult`, here and
 wherever else a result is made (the runner's timeouts and errors). The profile registry
 lives in `toolgrade.judging._profiles`: the `bfcl` profile is imported on first use, and
@@ -167,7 +167,9 @@ def judge_calls(
         ConfigError: unknown profile.
         SuiteError: the expectation holds a malformed matcher, or a tool's schema is invalid.
     """
-    if profile == _DEFAULT_PROFILE:
+    found = None if profile == _DEFAULT_PROFILE else (_RESOLVED.get(profile) or _profile(profile))
+    fn = None if found is None else found.judge
+    if fn is None:  # `default`, or a profile judging replies by toolgrade's own rules
         if isinstance(actual, Extraction):
             calls, parse_failed = actual.calls, bool(actual.errors)
         else:
@@ -182,7 +184,6 @@ def judge_calls(
             defaults=defaults,
             parse_failed=parse_failed,
         )
-    fn = _RESOLVED.get(profile) or _profile(profile)
     if as_case is None:
         raise ValueError(f"the {profile!r} profile judges cases: give `as_case`")
     case = as_case if isinstance(as_case, Case) else as_case()

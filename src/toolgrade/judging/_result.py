@@ -1,15 +1,20 @@
-"""A judged conversation as a result: the `CaseResult` carrying its verdict and record."""
+"""A judged conversation as a result: the `CaseResult` carrying its verdict and record.
+
+`decided_record` is the record of a conversation a profile's conversation judge decided.
+"""
 
 from __future__ import annotations
 
+from toolgrade._core.transcript import FAILURE_CAUSES, CheckResult, ConversationRecord, FirstFailure
 from toolgrade._core.vocab import Rubric
 from toolgrade.results import CaseResult, Status, Verdict
 from toolgrade.suite import Case
 
-__all__ = ["conversation_result"]
+__all__ = ["conversation_result", "decided_record"]
 
 _DEFAULT_RUBRIC: Rubric = "partial"
 _UNSCORED = frozenset(s for s in Status if not s.scored)
+_CAUSES = frozenset(FAILURE_CAUSES)
 
 
 def conversation_result(
@@ -74,3 +79,29 @@ def conversation_result(
         repeat=repeat,
         conversation=record,
     )
+
+
+def decided_record(
+    record: ConversationRecord, verdict: Verdict, profile: str
+) -> tuple[Status, ConversationRecord]:
+    """A record decided by a profile's verdict, and the status.
+
+    The record's checks are kept but no longer decide; one check named after the
+    profile holds the verdict, which also gives the first failure (a status that is
+    not a failure cause fails as an `error`).
+    """
+    passed = verdict.status == Status.CORRECT
+    told = verdict.record.first_failure if verdict.record is not None else None
+    message = told.message if told is not None else verdict.message or ""
+    check = CheckResult(name=profile, passed=passed, message=message or None, deciding=True)
+    checks = (*(c.model_copy(update={"deciding": False}) for c in record.checks), check)
+    first = None
+    if not passed:
+        first = FirstFailure(
+            cause=verdict.status if verdict.status in _CAUSES else Status.ERROR,
+            message=message or f"{profile} failed",
+            turn=told.turn if told is not None else None,
+            check=profile,
+        )
+    record = record.model_copy(update={"checks": checks, "passed": passed, "first_failure": first})
+    return (Status.CORRECT if first is None else first.cause), record

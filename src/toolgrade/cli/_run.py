@@ -20,6 +20,7 @@ from toolgrade.cli._run_options import (
     RequestOptions,
     ScoringOptions,
     SuiteOpt,
+    run_options,
     suite_source,
 )
 from toolgrade.cli._selection import SelectionOptions
@@ -122,16 +123,10 @@ def _run_and_report(
     after = post.post_run()  # a bad --report fails before the run, not after it
     chosen = selection.selection()
     whole = toolgrade.load_suite(suite)
-    options = toolgrade.RunOptions(
-        request=request.settings(seed=selection.seed),
-        timeout=scoring.timeout,
-        concurrency=scoring.concurrency,
-        repeat=scoring.repeat,
-        rubric=scoring.rubric,
-        profile=scoring.profile,
-        teacher_forcing=scoring.teacher_forcing,
-        warmup=not request.no_warmup,
-        warmup_timeout=request.warmup_timeout,
+    options = run_options(
+        scoring,
+        request,
+        seed=selection.seed,
         tags=tuple(post.label or ()),
         selection=chosen.for_run(whole),
         suite_source=suite_source(suite),

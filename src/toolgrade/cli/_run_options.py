@@ -2,24 +2,27 @@
 
 `ScoringOptions` and `PostOptions` belong to both commands, `RequestOptions` to `run`
 alone (`evaluate` replays recorded answers: there is no request to shape); the case
-selection is `SelectionOptions` (`cli/_selection.py`). The fields marked `marker=` are
-also keywords of `@pytest.mark.toolgrade(...)`, under the `RunOptions` name.
+selection is `SelectionOptions` (`cli/_selection.py`). A run option's default, flag,
+`--help` line and bounds are its `OptionSpec` (`toolgrade.runner.OPTION_SPECS`), which
+`RunOptions` and sweep files read too; the fields made with `marker=True` are also
+keywords of `@pytest.mark.toolgrade(...)`, under the `RunOptions` name.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import typer
 
 import toolgrade
 from toolgrade._core.json_data import JsonValue
-from toolgrade._core.limits import MAX_REPEAT
 from toolgrade.cli._options import option
 from toolgrade.cli._post import PostRunOptions
+from toolgrade.runner import OPTION_SPECS, OptionSpec
 from toolgrade.suite import Rubric
 
 __all__ = [
@@ -30,6 +33,7 @@ __all__ = [
     "ScoringOptions",
     "SuiteOpt",
     "key_values",
+    "run_options",
     "suite_source",
 ]
 
@@ -42,80 +46,54 @@ SuiteOpt = Annotated[
 ]
 
 
+def _run_option(spec: OptionSpec[Any], *, marker: bool = False, **settings: Any) -> Any:
+    """A group field for a run option (it returns a `dataclasses.field`).
+
+    Its default, flag, `--help` line and bounds are the spec's; `marker` makes it a
+    keyword of the pytest marker, under the spec's name.
+    """
+    bounds = {
+        key: value for key, value in (("min", spec.low), ("max", spec.high)) if value is not None
+    }
+    return field(
+        default=spec.default,
+        metadata=option(
+            spec.flag,
+            help=spec.help,
+            panel=RUN_PANEL,
+            marker=spec.name if marker else None,
+            **bounds,
+            **settings,
+        ),
+    )
+
+
+def _off_switch(spec: OptionSpec[bool]) -> Any:
+    """A group field for the flag that turns off a run option that is on by default."""
+    return field(
+        default=not spec.default, metadata=option(spec.flag, help=spec.help, panel=RUN_PANEL)
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class ScoringOptions:
     """How cases are run and scored: `--timeout` ... `--profile` (run and evaluate)."""
 
-    timeout: float = field(
-        default=60.0,
-        metadata=option(
-            min=0.001, help="Seconds allowed per case.", panel=RUN_PANEL, marker="timeout"
-        ),
-    )
-    concurrency: int = field(
-        default=4,
-        metadata=option(
-            min=1, help="Cases in flight at once.", panel=RUN_PANEL, marker="concurrency"
-        ),
-    )
-    repeat: int = field(
-        default=1,
-        metadata=option(
-            min=1,
-            max=MAX_REPEAT,
-            help="Run each case K times (consistency, pass^k).",
-            panel=RUN_PANEL,
-            marker="repeat",
-        ),
-    )
-    rubric: Rubric | None = field(
-        default=None,
-        metadata=option(
-            help="Scoring rubric (default: the suite's).", panel=RUN_PANEL, marker="rubric"
-        ),
-    )
-    profile: str = field(
-        default="default",
-        metadata=option(
-            help="Matching profile: default or bfcl.", panel=RUN_PANEL, marker="profile"
-        ),
-    )
-    teacher_forcing: bool = field(
-        default=False,
-        metadata=option(
-            "--teacher-forcing",
-            help="Conversations: start every turn from the reference's history and state.",
-            panel=RUN_PANEL,
-        ),
-    )
+    timeout: float = _run_option(OPTION_SPECS.timeout, marker=True)
+    concurrency: int = _run_option(OPTION_SPECS.concurrency, marker=True)
+    repeat: int = _run_option(OPTION_SPECS.repeat, marker=True)
+    rubric: Rubric | None = _run_option(OPTION_SPECS.rubric, marker=True)  # noqa: RUF009 (a field)
+    profile: str = _run_option(OPTION_SPECS.profile, marker=True)
+    teacher_forcing: bool = _run_option(OPTION_SPECS.teacher_forcing)
 
 
 @dataclass(frozen=True, slots=True)
 class RequestOptions:
     """How requests are sent to a model server: `--mode` ... `--no-warmup` (run only)."""
 
-    mode: Literal["native", "prompt"] = field(
-        default="native",
-        metadata=option(
-            help="Tools in the request, or described in the prompt.", panel=RUN_PANEL, marker="mode"
-        ),
-    )
-    prompt_format: Literal["hermes", "llama3", "mistral"] = field(
-        default="hermes",
-        metadata=option(
-            help="With --mode prompt: the model family's text for tools, calls and results.",
-            panel=RUN_PANEL,
-        ),
-    )
-    base_url: list[str] | None = field(
-        default=None,
-        metadata=option(
-            help="Server URL (default: the provider's); repeat it to spread the cases over"
-            " several servers of the same model.",
-            panel=RUN_PANEL,
-            marker="base_url",
-        ),
-    )
+    mode: Literal["native", "prompt"] = _run_option(OPTION_SPECS.mode, marker=True)
+    prompt_format: Literal["hermes", "llama3", "mistral"] = _run_option(OPTION_SPECS.prompt_format)
+    base_url: list[str] | None = _run_option(OPTION_SPECS.base_url, marker=True)  # noqa: RUF009 (a field)
     endpoints: Path | None = field(
         default=None,
         metadata=option(
@@ -124,66 +102,22 @@ class RequestOptions:
             panel=RUN_PANEL,
         ),
     )
-    endpoint_concurrency: int | None = field(
-        default=None,
-        metadata=option(
-            min=1,
-            help="With several servers: requests in flight per server"
-            " (default: --concurrency split evenly).",
-            panel=RUN_PANEL,
-        ),
-    )
-    temperature: float = field(
-        default=0.0,
-        metadata=option(min=0, help="Sampling temperature.", panel=RUN_PANEL, marker="temperature"),
-    )
-    max_retries: int = field(
-        default=3,
-        metadata=option(min=0, help="Retries on connection errors, 429, 5xx.", panel=RUN_PANEL),
-    )
+    endpoint_concurrency: int | None = _run_option(OPTION_SPECS.endpoint_concurrency)
+    temperature: float = _run_option(OPTION_SPECS.temperature, marker=True)
+    max_retries: int = _run_option(OPTION_SPECS.max_retries)
     extra: list[str] | None = field(
-        default=None,
+        default=None,  # none given: no extra option
         metadata=option(
-            "--option",
+            OPTION_SPECS.backend_options.flag,
             metavar="KEY=VALUE",
-            help="Extra request option, e.g. num_ctx=8192 (repeatable; VALUE as JSON).",
+            help=OPTION_SPECS.backend_options.help,
             panel=RUN_PANEL,
         ),
     )
-    max_tokens: int = field(
-        default=toolgrade.DEFAULT_MAX_TOKENS,
-        metadata=option(
-            min=0,
-            help="Cap each answer at N tokens, so a runaway answer costs no timeout (0: no cap).",
-            panel=RUN_PANEL,
-        ),
-    )
-    no_stream: bool = field(
-        default=False,
-        metadata=option(
-            "--no-stream",
-            help="Ask for whole answers instead of streamed ones (no time to first token).",
-            panel=RUN_PANEL,
-        ),
-    )
-    no_warmup: bool = field(
-        default=False,
-        metadata=option(
-            "--no-warmup",
-            help="Skip the untimed warm-up request sent to a server before the cases.",
-            panel=RUN_PANEL,
-        ),
-    )
-    warmup_timeout: float | None = field(
-        default=None,
-        metadata=option(
-            min=0.001,
-            metavar="SECONDS",
-            help="Seconds the warm-up may take before the server is taken for stuck"
-            " (exit 3; default: twice --timeout, at least 120).",
-            panel=RUN_PANEL,
-        ),
-    )
+    max_tokens: int = _run_option(OPTION_SPECS.max_tokens)  # 0: no cap
+    no_stream: bool = _off_switch(OPTION_SPECS.stream)
+    no_warmup: bool = _off_switch(OPTION_SPECS.warmup)
+    warmup_timeout: float | None = _run_option(OPTION_SPECS.warmup_timeout, metavar="SECONDS")
 
     def settings(self, *, seed: int | None) -> toolgrade.BackendSettings:
         """The request settings (timeout and connections are the run's to set).
@@ -299,6 +233,36 @@ class PostOptions:
             quiet=self.quiet,
             db=self.db,
         )
+
+
+def run_options(
+    scoring: ScoringOptions,
+    request: RequestOptions,
+    *,
+    seed: int | None,
+    tags: tuple[str, ...] = (),
+    selection: Mapping[str, JsonValue] | None = None,
+    suite_source: str | None = None,
+) -> toolgrade.RunOptions:
+    """The `RunOptions` of a command's option groups, with the run's bookkeeping.
+
+    Raises:
+        ConfigError: an invalid option (`RunOptions` checks them).
+    """
+    return toolgrade.RunOptions(
+        request=request.settings(seed=seed),
+        timeout=scoring.timeout,
+        concurrency=scoring.concurrency,
+        repeat=scoring.repeat,
+        rubric=scoring.rubric,
+        profile=scoring.profile,
+        teacher_forcing=scoring.teacher_forcing,
+        warmup=not request.no_warmup,
+        warmup_timeout=request.warmup_timeout,
+        tags=tags,
+        selection=selection,
+        suite_source=suite_source,
+    )
 
 
 def suite_source(suite: str) -> str:

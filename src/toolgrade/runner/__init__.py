@@ -2,14 +2,18 @@
 
 from toolgrade._health import run_summary_line, timeout_warning
 from toolgrade.runner._api import aresume_run, arun_suite, resume_run, run_suite
+from toolgrade.runner._option_specs import OPTION_SPECS, OptionSpec, RunOptionSpecs
 from toolgrade.runner._options import RunOptions
 from toolgrade.runner._progress import Progress, ProgressKind, make_progress
 from toolgrade.runner._rescore import rescore_run
 from toolgrade.runner._signals import run_main, stop_on_signals
 
 __all__ = [
+    "OPTION_SPECS",
+    "OptionSpec",
     "Progress",
     "ProgressKind",
+    "RunOptionSpecs",
     "RunOptions",
     "aresume_run",
     "arun_suite",

@@ -4,17 +4,23 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import Field, dataclass, field, fields
 from pathlib import Path
-from typing import TypedDict, Unpack
+from typing import TypedDict, Unpack, get_args
 
 from toolgrade._core.json_data import JsonObject, JsonValue
-from toolgrade._core.limits import MAX_REPEAT, MAX_SEED
 from toolgrade._core.vocab import Rubric
-from toolgrade.backends import DEFAULT_FAMILY, BackendSettings, Mode
+from toolgrade.backends import BackendSettings, Mode
 from toolgrade.errors import ConfigError
+from toolgrade.runner._option_specs import OPTION_SPECS
 
-__all__ = ["WARMUP_FLOOR", "RequestSettings", "RunOptions", "default_warmup_timeout"]
+__all__ = [
+    "WARMUP_FLOOR",
+    "RequestSettings",
+    "RunKeywords",
+    "RunOptions",
+    "default_warmup_timeout",
+]
 
 WARMUP_FLOOR = 120.0
 """Seconds the warm-up may take at least, by default (`default_warmup_timeout`)."""
@@ -59,6 +65,35 @@ class RequestSettings(TypedDict, total=False):
 
 _FLAT = frozenset(RequestSettings.__annotations__)
 """The request settings' flat keys."""
+_SETTING = {"backend_options": "options"}
+"""The flat keys named otherwise in `BackendSettings`."""
+
+
+def _default(own: Field[object]) -> object:
+    """A field's default value (a new one from its factory)."""
+    if own.default_factory is not dataclasses.MISSING:
+        return own.default_factory()
+    return own.default
+
+
+class RunKeywords(RequestSettings, total=False):
+    """The keywords `RunOptions` takes besides `request`, every one optional.
+
+    Its own fields (their defaults are the fields') and the flat request settings.
+    """
+
+    concurrency: int
+    repeat: int
+    rubric: Rubric | None
+    profile: str
+    tags: tuple[str, ...]
+    selection: Mapping[str, JsonValue] | None
+    suite_source: str | None
+    persist: bool
+    warmup: bool
+    warmup_timeout: float | None
+    teacher_forcing: bool
+    suite_dir: str | None
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -67,7 +102,9 @@ class RunOptions:
 
     The request settings are one `BackendSettings` (`request`); they may also be given,
     and are read, as flat keywords (`timeout`, `seed`, `mode`, ..., `backend_options`),
-    which win over `request`'s. `run.json` records them flat.
+    which win over `request`'s. `run.json` records them flat. Every keyword is optional
+    (`RunKeywords`); the options a user also sets from the command line, a sweep file or
+    the pytest marker take their defaults from `OPTION_SPECS`.
 
     Examples:
         >>> RunOptions(concurrency=8, repeat=3).repeat
@@ -78,27 +115,27 @@ class RunOptions:
 
     request: BackendSettings = field(default_factory=BackendSettings)
     """Request settings; their `connections` is ignored (the runner uses `concurrency`)."""
-    concurrency: int = 4
+    concurrency: int = OPTION_SPECS.concurrency.default
     """Cases in flight at once."""
-    repeat: int = 1
+    repeat: int = OPTION_SPECS.repeat.default
     """Times each case runs (for consistency and pass^k)."""
-    rubric: Rubric | None = None
+    rubric: Rubric | None = OPTION_SPECS.rubric.default
     """Rubric; None uses each case's, then the suite's."""
-    profile: str = "default"
+    profile: str = OPTION_SPECS.profile.default
     """Matching profile passed to the judge (`default` or `bfcl`)."""
     tags: tuple[str, ...] = ()
     """Labels given to the run."""
     selection: Mapping[str, JsonValue] = field(default_factory=dict)
-    """The selection used (recorded only)."""
+    """The selection used (recorded only; None given is empty)."""
     suite_source: str | None = None
     """Where the suite came from, so that `--resume` can reload it."""
     persist: bool = True
     """Write a run folder (`runs/<run_id>/`); False keeps everything in memory."""
-    warmup: bool = True
+    warmup: bool = OPTION_SPECS.warmup.default
     """Send one warm-up request before the cases (servers only; see docs/running.md)."""
-    warmup_timeout: float | None = None
+    warmup_timeout: float | None = OPTION_SPECS.warmup_timeout.default
     """Seconds the warm-up may take (`warmup_limit`); None: twice `timeout`, at least 120."""
-    teacher_forcing: bool = False
+    teacher_forcing: bool = OPTION_SPECS.teacher_forcing.default
     """Conversations: start every turn from the reference's history and state (a
     conversation without a reference runs on-policy)."""
     suite_dir: str | None = None
@@ -106,41 +143,21 @@ class RunOptions:
     the folder of `suite_source` (or itself, a suite folder), else installed modules only."""
 
     def __init__(
-        self,
-        *,
-        request: BackendSettings | None = None,
-        concurrency: int = 4,
-        repeat: int = 1,
-        rubric: Rubric | None = None,
-        profile: str = "default",
-        tags: tuple[str, ...] = (),
-        selection: Mapping[str, JsonValue] | None = None,
-        suite_source: str | None = None,
-        persist: bool = True,
-        warmup: bool = True,
-        warmup_timeout: float | None = None,
-        teacher_forcing: bool = False,
-        suite_dir: str | None = None,
-        **settings: Unpack[RequestSettings],
+        self, *, request: BackendSettings | None = None, **keywords: Unpack[RunKeywords]
     ) -> None:
-        changes: dict[str, object] = dict(settings)
-        if "backend_options" in changes:
-            changes["options"] = changes.pop("backend_options")
+        given: dict[str, object] = dict(keywords)
+        changes = {_SETTING.get(k, k): given.pop(k) for k in [*given] if k in _FLAT}
         base = request if request is not None else BackendSettings()
         put = object.__setattr__  # frozen: the generated __init__ does the same
         put(self, "request", dataclasses.replace(base, **changes) if changes else base)  # type: ignore[arg-type]
-        put(self, "concurrency", concurrency)
-        put(self, "repeat", repeat)
-        put(self, "rubric", rubric)
-        put(self, "profile", profile)
-        put(self, "tags", tags)
-        put(self, "selection", {} if selection is None else selection)
-        put(self, "suite_source", suite_source)
-        put(self, "persist", persist)
-        put(self, "warmup", warmup)
-        put(self, "warmup_timeout", warmup_timeout)
-        put(self, "teacher_forcing", teacher_forcing)
-        put(self, "suite_dir", suite_dir)
+        for own in fields(self):
+            if own.name != "request":
+                put(self, own.name, given.pop(own.name) if own.name in given else _default(own))
+        if given:
+            unknown = next(iter(given))
+            raise TypeError(f"RunOptions() got an unexpected keyword argument {unknown!r}")
+        if self.selection is None:
+            put(self, "selection", {})
         self._check()
 
     def _check(self) -> None:
@@ -148,16 +165,14 @@ class RunOptions:
             raise ConfigError(f"--timeout must be positive, got {self.timeout:g}")
         if self.warmup_timeout is not None and not self.warmup_timeout > 0:
             raise ConfigError(f"--warmup-timeout must be positive, got {self.warmup_timeout:g}")
-        if self.concurrency < 1:
-            raise ConfigError(f"--concurrency must be at least 1, got {self.concurrency}")
-        if not 1 <= self.repeat <= MAX_REPEAT:
-            raise ConfigError(f"--repeat must be 1 to {MAX_REPEAT:,}, got {self.repeat}")
-        if self.seed is not None and not 0 <= self.seed <= MAX_SEED:
-            raise ConfigError(f"--seed must be 0 to {MAX_SEED:,}, got {self.seed}")
-        if self.max_retries < 0:
-            raise ConfigError(f"--max-retries must be 0 or more, got {self.max_retries}")
-        if self.mode not in ("native", "prompt"):
-            raise ConfigError(f"--mode must be native or prompt, got {self.mode!r}")
+        specs = OPTION_SPECS
+        for spec in (specs.concurrency, specs.repeat, specs.seed, specs.max_retries):
+            problem = spec.problem(getattr(self, spec.name))
+            if problem is not None:
+                raise ConfigError(f"{spec.flag} {problem}")
+        if self.mode not in get_args(Mode):
+            modes = " or ".join(get_args(Mode))
+            raise ConfigError(f"--mode must be {modes}, got {self.mode!r}")
 
     @property
     def timeout(self) -> float:
@@ -291,7 +306,7 @@ class RunOptions:
             "persist": self.persist,
             "warmup": self.warmup,
         }
-        if self.prompt_format != DEFAULT_FAMILY:
+        if self.prompt_format != OPTION_SPECS.prompt_format.default:
             recorded["prompt_format"] = self.prompt_format
         if self.teacher_forcing:
             recorded["teacher_forcing"] = True

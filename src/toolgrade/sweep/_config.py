@@ -15,20 +15,14 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast, get_args
+from typing import Any, cast, get_args
 
 from toolgrade._core.json_data import JsonValue
 from toolgrade._core.vocab import Rubric
-from toolgrade.backends import (
-    DEFAULT_FAMILY,
-    DEFAULT_MAX_TOKENS,
-    BackendSettings,
-    check_base_url,
-    parse_model_spec,
-)
+from toolgrade.backends import BackendSettings, check_base_url, parse_model_spec
 from toolgrade.errors import ConfigError
 from toolgrade.judging import profiles
-from toolgrade.runner import RunOptions
+from toolgrade.runner import OPTION_SPECS, OptionSpec, RunOptions
 from toolgrade.suite import Selection, builtin_suite_names
 from toolgrade.sweep._fields import TableReader
 from toolgrade.sweep._toml import Problems, TableRef, key_lines, parse_toml
@@ -36,26 +30,33 @@ from toolgrade.sweep._toml import Problems, TableRef, key_lines, parse_toml
 __all__ = ["ModelEntry", "SuiteEntry", "SweepConfig", "load_sweep"]
 
 
-# Request and run keys: at the top level (defaults) and in [[models]].
-_MODEL_DEFAULTS: dict[str, object] = {
-    "mode": "native",
-    "prompt_format": DEFAULT_FAMILY,
-    "temperature": 0.0,
-    "max_tokens": DEFAULT_MAX_TOKENS,
-    "max_retries": 3,
-    "stream": True,
-    "options": {},
-    "timeout": 60.0,
-    "concurrency": 4,
-    "repeat": 1,
-    "warmup": True,
+_SPECS = OPTION_SPECS
+# Request and run keys: at the top level (defaults) and in [[models]]; each is a run
+# option under its `RunOptions` name (`options`: `backend_options`).
+_MODEL_KEYS: dict[str, OptionSpec[Any]] = {
+    "mode": _SPECS.mode,
+    "prompt_format": _SPECS.prompt_format,
+    "temperature": _SPECS.temperature,
+    "max_tokens": _SPECS.max_tokens,  # 0: no cap, as on the command line
+    "max_retries": _SPECS.max_retries,
+    "stream": _SPECS.stream,
+    "options": _SPECS.backend_options,
+    "timeout": _SPECS.timeout,
+    "concurrency": _SPECS.concurrency,
+    "repeat": _SPECS.repeat,
+    "warmup": _SPECS.warmup,
 }
 # Scoring keys: at the top level (defaults) and in [[suites]].
-_SUITE_DEFAULTS: dict[str, object] = {
-    "profile": "default",
-    "rubric": None,
-    "teacher_forcing": False,
+_SUITE_KEYS: dict[str, OptionSpec[Any]] = {
+    "profile": _SPECS.profile,
+    "rubric": _SPECS.rubric,
+    "teacher_forcing": _SPECS.teacher_forcing,
 }
+_MODEL_DEFAULTS = {
+    key: dict(spec.default) if key == "options" else spec.default
+    for key, spec in _MODEL_KEYS.items()
+}
+_SUITE_DEFAULTS = {key: spec.default for key, spec in _SUITE_KEYS.items()}
 _TOP_ONLY = ("name", "parallel", "seed", "models", "suites")
 _MODEL_ONLY = ("label", "model", "base_url")
 _SELECTION = ("tags", "all_tags", "categories", "difficulties", "ids", "sample", "limit")
@@ -75,11 +76,11 @@ class ModelEntry:
     """The servers' base URLs (empty: the provider's default)."""
     settings: BackendSettings
     """The request settings (`timeout` is the time allowed per case)."""
-    concurrency: int = 4
+    concurrency: int = _SPECS.concurrency.default
     """Cases in flight at once."""
-    repeat: int = 1
+    repeat: int = _SPECS.repeat.default
     """Times each case runs."""
-    warmup: bool = True
+    warmup: bool = _SPECS.warmup.default
     """Send one untimed request before the cases."""
 
     @property
@@ -98,11 +99,11 @@ class SuiteEntry:
     """Its name in the leaderboard (None: the suite's own name)."""
     selection: Selection
     """Which cases (the same fields as `toolgrade run`'s selection)."""
-    profile: str = "default"
+    profile: str = _SPECS.profile.default
     """The matching profile."""
-    rubric: Rubric | None = None
+    rubric: Rubric | None = _SPECS.rubric.default
     """The rubric (None: the suite's)."""
-    teacher_forcing: bool = False
+    teacher_forcing: bool = _SPECS.teacher_forcing.default
     """Conversations: start every turn from the reference."""
 
 

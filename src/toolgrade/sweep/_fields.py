@@ -11,9 +11,9 @@ import math
 import re
 from collections.abc import Mapping
 from datetime import date, datetime, time
-from typing import cast
+from typing import Any, cast
 
-from toolgrade._core.limits import MAX_REPEAT, MAX_SEED
+from toolgrade.runner import OPTION_SPECS, OptionSpec
 from toolgrade.sweep._toml import Problems, TableRef
 
 __all__ = ["KINDS", "TableReader"]
@@ -47,7 +47,7 @@ KINDS: dict[str, type | tuple[type, ...]] = {
     "sample": int,
     "limit": int,
 }
-_RANGES: dict[str, tuple[int, int]] = {"seed": (0, MAX_SEED), "repeat": (1, MAX_REPEAT)}
+_RANGES: dict[str, OptionSpec[Any]] = {"seed": OPTION_SPECS.seed, "repeat": OPTION_SPECS.repeat}
 """Integer keys with bounds of their own: the run's, as the command line checks them."""
 _KIND_NAMES = {str: "a string", int: "an integer", bool: "true or false", dict: "a table"}
 
@@ -83,9 +83,9 @@ class TableReader:
             return default
         if key == "options":
             return self._options(cast(dict[str, object], value), default)
-        if key in _RANGES and not _RANGES[key][0] <= cast(int, value) <= _RANGES[key][1]:
-            low, high = _RANGES[key]
-            self.problem(key, f"must be {low} to {high:,}, got {_show(value)}")
+        problem = _RANGES[key].problem(cast(int, value)) if key in _RANGES else None
+        if problem is not None:
+            self.problem(key, problem)
             return default
         return value
 

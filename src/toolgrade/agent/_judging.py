@@ -45,7 +45,7 @@ from toolgrade.suite import (
 
 __all__ = ["TrajectoryOutcome", "judge_calls", "judge_trajectory"]
 
-TRAJECTORY_ID = "assert_trajectory"
+_CONVERSATION_ID = "assert_trajectory"
 """The id of the conversation a trajectory is judged as (named in a `SuiteError`)."""
 
 
@@ -122,7 +122,7 @@ def judge_trajectory(
     Raises:
         SuiteError: a malformed matcher in the expected calls, the patterns or the reply.
     """
-    suite = Suite(name=TRAJECTORY_ID, schema_version=2, tools=tuple(tools or ()))
+    suite = Suite(name=_CONVERSATION_ID, schema_version=2, tools=tuple(tools or ()))
     checks = Checks(
         trajectory=TrajectoryCheck(calls=reference, mode=mode),
         forbidden=forbidden,
@@ -130,13 +130,13 @@ def judge_trajectory(
         success=(),  # every check reported on its own: see above
     )
     conversation = Conversation(
-        id=TRAJECTORY_ID, turns=(Turn(user="", reply=expected_reply),), checks=checks
+        id=_CONVERSATION_ID, turns=(Turn(user="", reply=expected_reply),), checks=checks
     )
     run = TurnRun(index=0, user="", steps=tuple(steps), reply=reply)
     verdict = judge_conversation(suite, conversation, [run], initial_state={}, final_state={})
     record = verdict.record
-    if record is None:  # pragma: no cover - the conversation judge always keeps a record
-        raise AssertionError("the conversation judge kept no record")
+    if record is None:  # pragma: no cover - the default rules always keep a record
+        raise RuntimeError("the conversation judge kept no record")
     problems = _problems(record)
     calls = tuple(c for s in steps for c in s.calls)
     by_name = {t.name: t for t in suite.tools}

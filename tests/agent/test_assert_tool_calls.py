@@ -67,22 +67,30 @@ def test_assert_tool_calls_wrong_args_message_shows_path_expected_actual() -> No
     # Leftover calls of different tools are paired as a wrong tool, and that status wins.
     assert text.startswith("tool calls do not match: wrong_tool (score 0.000")
     assert '$.pattern: expected "TODO", got "todo"' in text
-    assert (
-        'wrong calls:\n    search({"pattern": "todo"})  (expected search({"pattern": "TODO"}))'
-        in text
-    )
-    assert "    rm({})  (expected git_status({}))" in text
+    assert text.splitlines()[1:] == [
+        "  expected (any order):",
+        '    1. search({"pattern": "TODO"})  -> NOT MADE (call 1 has other arguments)',
+        "    2. git_status({})  -> NOT MADE (call 2 is rm)",
+        "  called:",
+        '    1. search({"pattern": "todo"})  -> DIFFERS from expected 1',
+        "    2. rm({})  -> NOT EXPECTED (expected 2 is git_status)",
+        "  argument differences, expected 1 vs call 1:",
+        '    $.pattern: expected "TODO", got "todo"',
+    ]
 
 
-def test_assert_tool_calls_missing_and_extra_sections() -> None:
+def test_assert_tool_calls_missing_and_extra_calls_are_marked() -> None:
     with pytest.raises(AssertionError) as info:
         assert_tool_calls([{"name": "a"}, {"name": "c", "arguments": {"z": 1}}], [{"name": "a"}])
     assert str(info.value).endswith(
-        'matched:\n    a({})\n  extra (made, not expected):\n    c({"z": 1})'
+        '  called:\n    1. a({})  -> expected 1\n    2. c({"z": 1})  -> NOT EXPECTED'
     )
     with pytest.raises(AssertionError) as info:
         assert_tool_calls([{"name": "a"}], [{"name": "a"}, {"name": "b"}])
-    assert str(info.value).endswith("missing (expected, not made):\n    b({})")
+    assert (
+        "  expected (any order):\n    1. a({})  -> made as call 1\n    2. b({})  -> NOT MADE\n"
+        in str(info.value)
+    )
 
 
 def test_assert_tool_calls_min_score_partial_accepts_half_credit() -> None:

@@ -1,4 +1,9 @@
-"""assert_trajectory: every trajectory mode, forbidden calls, the reply, and the failure text."""
+"""assert_trajectory: every trajectory mode, forbidden calls, the reply, and the failure text.
+
+A trajectory is judged as a suite's conversation of one turn, so each problem line is the
+message of the suite's own check (`trajectory`, `forbidden`, the turn's `reply`,
+`max_calls`).
+"""
 
 from __future__ import annotations
 
@@ -103,8 +108,8 @@ def test_assert_trajectory_several_problems_each_on_a_line() -> None:
     assert (
         lines[0] == "trajectory does not hold: in_order: reference call 1 (write_file) was not made"
     )
-    assert lines[1] == '  also: forbidden call 2 made: delete_file({"path": "a.md"})'
-    assert lines[2] == "  also: reply: expected 'Done.', got 'Gone.'"
+    assert lines[1] == '  also: forbidden call delete_file({"path": "a.md"}) in turn 1, step 2'
+    assert lines[2] == '  also: the reply "Gone." is not "Done."'
 
 
 def test_assert_trajectory_in_order_swap_fails_out_of_order() -> None:
@@ -163,9 +168,10 @@ def test_assert_trajectory_forbidden_call_fails_and_is_marked() -> None:
     forbidden = [{"name": "delete_file", "arguments": {"path": {"$not": {"$regex": "tmp/.*"}}}}]
     text = _fails(messages, _exp(READ), forbidden=forbidden)
     assert text.splitlines()[0] == (
-        'trajectory does not hold: forbidden call 2 made: delete_file({"path": "src/main.py"})'
+        "trajectory does not hold: "
+        'forbidden call delete_file({"path": "src/main.py"}) in turn 1, step 2'
     )
-    assert "FORBIDDEN (delete_file(" in text
+    assert '2. delete_file({"path": "src/main.py"})  -> other call (allowed); FORBIDDEN (' in text
 
 
 def test_assert_trajectory_forbidden_pattern_not_matching_passes() -> None:
@@ -188,26 +194,26 @@ def test_assert_trajectory_reply_string_or_matcher(reply: Any, ok: bool) -> None
         assert_trajectory(RUN, None, "superset", reply=reply)
     else:
         assert _fails(RUN, None, "superset", reply=reply).startswith(
-            "trajectory does not hold: reply: "
+            "trajectory does not hold: the reply "
         )
 
 
 def test_assert_trajectory_reply_mismatch_message_quotes_both() -> None:
     text = _fails(RUN, None, "superset", reply="Finished.")
     assert text.splitlines()[0] == (
-        "trajectory does not hold: reply: expected 'Finished.', got 'Done.'"
+        'trajectory does not hold: the reply "Done." is not "Finished."'
     )
 
 
 def test_assert_trajectory_no_final_reply_fails_when_reply_stated() -> None:
     text = _fails(RUN[:-1], None, "superset", reply="Done.")
-    assert "reply: no final reply (expected 'Done.')" in text
+    assert text.splitlines()[0] == "trajectory does not hold: the turn ended without a reply"
 
 
 def test_assert_trajectory_max_calls() -> None:
     assert_trajectory(RUN, None, "superset", max_calls=3)
     text = _fails(RUN, None, "superset", max_calls=2)
-    assert "3 calls, over max_calls 2" in text
+    assert "3 calls, more than the 2 allowed" in text
 
 
 def test_assert_trajectory_no_call_expected_exact_and_none_made() -> None:
@@ -231,7 +237,7 @@ def test_assert_trajectory_malformed_call_is_listed() -> None:
         {"role": "assistant", "tool_calls": [{"function": {"name": "x", "arguments": "{bad"}}]},
     ]
     text = _fails(messages, _exp(READ))
-    assert "  malformed items in the messages:" in text
+    assert "  malformed calls in the messages:" in text
     assert "messages[0].tool_calls[0]" in text
 
 

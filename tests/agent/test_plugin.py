@@ -38,11 +38,12 @@ def test_plugin_failure_output_shows_readable_diff(pytester: pytest.Pytester) ->
     out = result.stdout.str()
     expected_lines = [
         "AssertionError: tool calls do not match: missed_call (score 0.000 under the binary rubric)",
-        "  wrong calls:",
-        '    search({"path": "src", "pattern": "todo"})  (expected search({"path": "src", "pattern": "TODO"}))',
-        "  missing (expected, not made):",
-        "    git_status({})",
-        "  argument differences:",
+        "  expected (any order):",
+        '    1. search({"path": "src", "pattern": "TODO"})  -> NOT MADE (call 1 has other arguments)',
+        "    2. git_status({})  -> NOT MADE",
+        "  called:",
+        '    1. search({"path": "src", "pattern": "todo"})  -> DIFFERS from expected 1',
+        "  argument differences, expected 1 vs call 1:",
         '    $.pattern: expected "TODO", got "todo"',
     ]
     for line in expected_lines:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import toolgrade
-from toolgrade.agent._check import fraction_bound
+from toolgrade.agent import fraction_bound
 from toolgrade.cli._pytest_plugin import FAILURES_SHOWN
 
 pytest_plugins = ["pytester"]

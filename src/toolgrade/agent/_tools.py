@@ -200,7 +200,7 @@ def _extract(arguments: Mapping[str, Any]) -> JsonObject:
 
 
 def _judge(arguments: Mapping[str, Any]) -> JsonObject:
-    from toolgrade.agent._check import judge_calls
+    from toolgrade.agent._judging import judge_calls
 
     case: JsonObject = {"id": "case", "prompt": "", **arguments["case"]}
     result = judge_calls(

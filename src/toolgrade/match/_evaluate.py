@@ -205,9 +205,22 @@ def _approx(matcher: Matcher, actual: JsonValue) -> _Problem | None:
     target = matcher.operand
     if not isinstance(target, int | float):
         return ("value", "malformed $approx")
-    if math.isfinite(actual) and abs(actual - target) <= matcher.tol:
+    if _within(actual, target, matcher.tol):
         return None
     return ("value", f"differs by more than {matcher.tol:g}")
+
+
+def _within(actual: int | float, target: int | float, tol: float) -> bool:
+    """Whether two numbers differ by at most `tol`, never raising.
+
+    An integer too large for a float (a model may write one) is compared exactly with
+    an integer, and is far from any float.
+    """
+    try:
+        return math.isfinite(actual) and abs(actual - target) <= tol
+    except OverflowError:
+        both_ints = isinstance(actual, int) and isinstance(target, int)
+        return both_ints and abs(actual - target) <= tol
 
 
 def _text(

@@ -286,7 +286,10 @@ def _check_matcher(
 
 
 def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    if isinstance(value, bool):
+        return False
+    # An integer is finite, however large (`math.isfinite` cannot convert some to floats).
+    return isinstance(value, int) or (isinstance(value, float) and math.isfinite(value))
 
 
 def parse_matcher(value: JsonValue) -> Matcher | None:

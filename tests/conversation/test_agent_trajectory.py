@@ -9,6 +9,7 @@ import pytest
 
 from toolgrade._core.vocab import ToolCall
 from toolgrade.extract import extract_calls
+from toolgrade.extract._agent_steps import steps_from_messages, trajectory_calls
 from toolgrade.extract._common import MAX_CALLS, MAX_DEPTH
 from toolgrade.extract._messages import (
     MAX_MESSAGES,
@@ -16,7 +17,6 @@ from toolgrade.extract._messages import (
     message_tool_calls,
     trajectory_message,
 )
-from toolgrade.extract._trajectory import steps_from_messages, trajectory_calls
 
 
 def _call(name: str, arguments: Any, call_id: str | None = None) -> dict[str, Any]:

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from toolgrade import SuiteError, load_suite, parse_suite
-from toolgrade.suite import _checks, _schema
-from toolgrade.suite._conversation_checks import is_json_pointer
+from toolgrade.suite import _file_rules, _schema
+from toolgrade.suite._conversation_rules import is_json_pointer
 
 Edit = Callable[[dict[str, Any]], None]
 
@@ -340,7 +340,7 @@ def validator_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPat
     """Run a test with the jsonschema-rs fast path, and with jsonschema alone."""
     if request.param == "pure":
         monkeypatch.setattr(_schema, "_fast_validator", lambda: None)
-        monkeypatch.setattr(_checks, "fast_arguments_validator", lambda key: None)
+        monkeypatch.setattr(_file_rules, "fast_arguments_validator", lambda key: None)
     return str(request.param)
 
 

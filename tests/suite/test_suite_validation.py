@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from toolgrade import SuiteError, load_suite, parse_suite
-from toolgrade.suite import _checks, _schema
+from toolgrade.suite import _file_rules, _schema
 
 DATA = Path(__file__).parents[1] / "data" / "suite"
 ENTRIES = json.loads((DATA / "invalid_suites.json").read_text(encoding="utf-8"))
@@ -27,7 +27,7 @@ def validator_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPat
     """Run a test with the jsonschema-rs fast path, and with jsonschema alone."""
     if request.param == "pure":
         monkeypatch.setattr(_schema, "_fast_validator", lambda: None)
-        monkeypatch.setattr(_checks, "fast_arguments_validator", lambda key: None)
+        monkeypatch.setattr(_file_rules, "fast_arguments_validator", lambda key: None)
     return str(request.param)
 
 
@@ -162,7 +162,7 @@ def test_validation_pure_mode_loads_builtin_identically(
 ) -> None:
     fast = load_suite("coding-agent")
     monkeypatch.setattr(_schema, "_fast_validator", lambda: None)
-    monkeypatch.setattr(_checks, "fast_arguments_validator", lambda key: None)
+    monkeypatch.setattr(_file_rules, "fast_arguments_validator", lambda key: None)
     assert load_suite("coding-agent") == fast
 
 

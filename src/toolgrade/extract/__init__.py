@@ -1,5 +1,6 @@
 """Extraction: raw model output -> tool calls, one module per family of formats."""
 
+from toolgrade.extract._agent_steps import steps_from_messages, turn_start
 from toolgrade.extract._api import extract_calls
 from toolgrade.extract._deprecated import EXTRACT_DEPRECATED as _DEPRECATED
 from toolgrade.extract._deprecated import deprecated_attribute as _deprecated_attribute
@@ -7,7 +8,6 @@ from toolgrade.extract._messages import is_trajectory, trajectory_message
 from toolgrade.extract._pysource import quiet_source
 from toolgrade.extract._registry import PlacedFormat, list_formats, register_format
 from toolgrade.extract._structured import StructuredFormat
-from toolgrade.extract._trajectory import steps_from_messages, turn_start
 from toolgrade.extract._types import (
     ExtractContext,
     Extraction,

@@ -5,7 +5,7 @@ OpenAI-style message list: assistant messages with `tool_calls`, `tool` messages
 the results, a final assistant message with the text. Backends keep that list as the
 reply's `raw`, unchanged; `extractable` reads all its calls as one assistant message
 (`trajectory_message`), and the conversation engine reads it step by step
-(`toolgrade.extract._trajectory`). Anthropic-style content blocks
+(`toolgrade.extract._agent_steps`). Anthropic-style content blocks
 (`tool_use` in assistant messages) and the legacy `function_call` are read too.
 """
 

@@ -1,7 +1,7 @@
 """Loading suites: one file, a directory of files (merged), or a built-in suite by name.
 
 Every file is first checked against the shipped JSON Schema, then semantically (see
-`_checks`); only a suite without a single problem becomes a `Suite`. All problems of
+`_file_rules`); only a suite without a single problem becomes a `Suite`. All problems of
 all files are reported together in one `SuiteError`.
 """
 
@@ -17,7 +17,7 @@ from toolgrade._core.files import parse_json_issues, read_text
 from toolgrade._core.json_data import JsonObject, JsonValue, clean_value
 from toolgrade.errors import SuiteError
 from toolgrade.suite._builtin import builtin_suite_names, builtin_suite_text
-from toolgrade.suite._checks import Problem, SourceFile
+from toolgrade.suite._file_rules import Problem, SourceFile
 from toolgrade.suite._locate import line_of, value_lines
 from toolgrade.suite._schema import schema_problems
 from toolgrade.suite._suite_model import Suite

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from toolgrade.suite._checks import Checker as Checker
-from toolgrade.suite._checks import (
+from toolgrade.suite._conversation_rules import (
+    check_conversation,
+    check_environments,
+    check_states,
+)
+from toolgrade.suite._file_rules import Checker as Checker
+from toolgrade.suite._file_rules import (
     Problem,
     SourceFile,
     check_case,
     check_tools,
     items_of,
-)
-from toolgrade.suite._conversation_checks import (
-    check_conversation,
-    check_environments,
-    check_states,
 )
 
 __all__ = ["semantic_problems"]
@@ -28,7 +28,7 @@ def semantic_problems(files: Sequence[SourceFile]) -> list[Problem]:
     tool parameters that are not valid JSON Schemas, duplicate case ids, categories the
     suite does not declare, offered or expected tools neither the suite nor the case
     defines, expected arguments that violate the parameter schema of the tool the case
-    offers (matcher values aside), malformed matchers; and `_conversation_checks`'s
+    offers (matcher values aside), malformed matchers; and `_conversation_rules`'s
     (environments, named states, conversations).
 
     Args:

@@ -1,6 +1,6 @@
-"""Semantic checks of environments and conversations (suite `schema_version` 2).
+"""Semantic rules of environments and conversations (suite `schema_version` 2).
 
-They build on `_checks`' checker (its tools, case ids and problem list), so a
+They build on `_file_rules`' checker (its tools, case ids and problem list), so a
 conversation's calls are checked exactly as a single case's are: the tool is defined and
 offered, the arguments satisfy its parameters (matchers aside), the matchers are well
 formed. What is offered changes from turn to turn (`add_tools`), so each turn's calls are
@@ -14,7 +14,8 @@ import re
 
 from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.match import is_matcher, matcher_problems
-from toolgrade.suite._checks import (
+from toolgrade.suite._end_checks import CHECK_NAMES
+from toolgrade.suite._file_rules import (
     Checker,
     Offer,
     SourceFile,
@@ -27,7 +28,6 @@ from toolgrade.suite._checks import (
     check_identity,
     items_of,
 )
-from toolgrade.suite._end_checks import CHECK_NAMES
 
 __all__ = ["check_conversation", "check_environments", "check_states", "is_json_pointer"]
 

@@ -1,9 +1,9 @@
-"""Semantic checks of suite files that a JSON Schema cannot express.
+"""Semantic rules of suite files that a JSON Schema cannot express (`suite validate`).
 
 They run on the parsed JSON of one file or of every file of a directory together (so
 that a case may call a tool defined in a sibling file), and defensively skip anything
 the structural schema check already rejects, so that every problem is found in one pass.
-`_conversation_checks` builds on this module for environments and conversations.
+`_conversation_rules` builds on this module for environments and conversations.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from referencing.exceptions import Unresolvable
 
 from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.match import matcher_problems
-from toolgrade.suite._schema_checks import (
+from toolgrade.suite._schema_rules import (
     argument_path,
     arguments_validator,
     fast_arguments_validator,

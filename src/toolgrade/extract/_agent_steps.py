@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from toolgrade._core.json_data import JsonValue
 from toolgrade._core.transcript import Exchange, ExchangeOutcome, Step
 from toolgrade._core.vocab import ToolCall
-from toolgrade.extract import extract_calls
+from toolgrade.extract._api import extract_calls
 from toolgrade.extract._common import MAX_CALLS, MAX_OUTPUT_CHARS, check_bounds, loads_fast
 from toolgrade.extract._messages import MAX_MESSAGES, message_text, message_tool_calls
 

@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
 from toolgrade._core.json_data import JsonObject, JsonValue
+from toolgrade._core.problems import StoredProblem
 from toolgrade._core.transcript import ConversationRecord
 from toolgrade._core.verdict import Verdict
 from toolgrade._core.vocab import Mismatch, PairResult, Rubric, Status, ToolCall
@@ -60,8 +61,9 @@ class CaseResult(BaseModel):
     """The prompt as sent (a string or chat messages)."""
     extraction_format: str | None = None
     """The output format the calls were extracted from (`none` when no call was found)."""
-    extraction_errors: tuple[str, ...] = ()
-    """Problems the extractor reported (malformed calls)."""
+    extraction_errors: tuple[StoredProblem, ...] = ()
+    """Problems the extractor reported (malformed calls), each kept as `reason: message`
+    text."""
     raw_response: JsonValue = None
     """The model's raw output: text, or the assistant message / whole response."""
     latency_ms: float | None = None

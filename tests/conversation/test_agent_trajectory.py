@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from toolgrade._core.transcript import Step
 from toolgrade._core.vocab import ToolCall
 from toolgrade.extract import extract_calls
 from toolgrade.extract._agent_steps import steps_from_messages, trajectory_calls
@@ -17,6 +18,11 @@ from toolgrade.extract._messages import (
     message_tool_calls,
     trajectory_message,
 )
+
+
+def _notes(step: Step) -> tuple[str, ...]:
+    """A step's extraction problems, their messages."""
+    return tuple(e.message for e in step.extraction_errors)
 
 
 def _call(name: str, arguments: Any, call_id: str | None = None) -> dict[str, Any]:
@@ -104,9 +110,7 @@ def test_steps_result_for_unknown_id_is_noted_and_ignored() -> None:
     messages = [_assistant(_call("ls", {}, "c1")), _tool("x", "nope"), _tool("real", "c1")]
     steps, _ = steps_from_messages(messages)
     assert steps[0].exchanges[0].result == "real"
-    assert steps[0].extraction_errors == (
-        "messages[1]: a tool result for unknown call id 'nope', ignored",
-    )
+    assert _notes(steps[0]) == ("messages[1]: a tool result for unknown call id 'nope', ignored",)
 
 
 def test_steps_unanswered_call_has_a_note_and_no_result() -> None:
@@ -123,7 +127,7 @@ def test_steps_malformed_call_is_an_extraction_error_others_kept() -> None:
     steps, _ = steps_from_messages(messages)
     assert steps[0].calls == (ToolCall(name="pwd"),)
     assert [e.id for e in steps[0].exchanges] == ["p"]
-    errors = steps[0].extraction_errors
+    errors = _notes(steps[0])
     assert len(errors) == 2
     assert errors[0].startswith("messages[0].tool_calls[0]: ")
     assert errors[1].startswith("messages[0].tool_calls[2]: ")
@@ -131,9 +135,7 @@ def test_steps_malformed_call_is_an_extraction_error_others_kept() -> None:
 
 def test_steps_tool_result_before_any_call_is_noted_on_the_first_step() -> None:
     steps, reply = steps_from_messages([_tool("x", "c9"), _assistant(content="hi")])
-    assert steps[0].extraction_errors == (
-        "messages[0]: a tool result for unknown call id 'c9', ignored",
-    )
+    assert _notes(steps[0]) == ("messages[0]: a tool result for unknown call id 'c9', ignored",)
     assert reply == "hi"
 
 
@@ -150,7 +152,7 @@ def test_steps_tool_result_before_any_call_is_noted_on_the_first_step() -> None:
 )
 def test_steps_malformed_items_become_notes_never_exceptions(messages: Any, note: str) -> None:
     steps, reply = steps_from_messages(messages)
-    assert steps[0].extraction_errors == (note,)
+    assert _notes(steps[0]) == (note,)
     assert reply is None
 
 
@@ -168,22 +170,20 @@ def test_steps_hostile_content_is_bounded() -> None:
     ]
     steps, reply = steps_from_messages(messages)
     assert steps[0].calls == ()
-    assert [e.split(": ")[0] for e in steps[0].extraction_errors] == [
+    assert [e.split(": ")[0] for e in _notes(steps[0])] == [
         "messages[0].tool_calls[0]",
         "messages[0].tool_calls[1]",
     ]
     # results out of bounds are kept as text, never parsed
     assert [e.result for e in steps[1].exchanges] == [json.dumps(deep), huge_number]
     assert reply is None
-    assert steps[2].extraction_errors == (
-        "messages[4]: content is neither text nor a list of parts",
-    )
+    assert _notes(steps[2]) == ("messages[4]: content is neither text nor a list of parts",)
 
 
 def test_steps_message_not_plain_json_is_noted() -> None:
     steps, reply = steps_from_messages([{"role": "assistant", "content": "x", "extra": {1, 2}}])  # type: ignore[list-item]
     assert steps[0].raw_response is None
-    assert steps[0].extraction_errors == ("messages[0]: not plain JSON (or nested too deeply)",)
+    assert _notes(steps[0]) == ("messages[0]: not plain JSON (or nested too deeply)",)
     assert reply == "x"
 
 
@@ -210,18 +210,14 @@ def test_steps_call_cap_is_noted() -> None:
     calls = [_call("ls", {}) for _ in range(MAX_CALLS + 5)]
     steps, _ = steps_from_messages([_assistant(*calls)])
     assert len(steps[0].calls) == MAX_CALLS
-    assert steps[0].extraction_errors == (
-        f"more than {MAX_CALLS} tool calls: the rest are not read",
-    )
+    assert _notes(steps[0]) == (f"more than {MAX_CALLS} tool calls: the rest are not read",)
 
 
 def test_steps_message_cap_is_noted() -> None:
     messages = [_assistant(content="x")] * (MAX_MESSAGES + 3)
     steps, _ = steps_from_messages(messages)
     assert len(steps) == MAX_MESSAGES
-    assert steps[-1].extraction_errors == (
-        f"more than {MAX_MESSAGES} messages: the rest are not read",
-    )
+    assert _notes(steps[-1]) == (f"more than {MAX_MESSAGES} messages: the rest are not read",)
 
 
 def test_steps_anthropic_blocks_are_read() -> None:
@@ -305,7 +301,7 @@ def test_steps_ids_reused_across_steps_answer_the_waiting_call() -> None:
 def test_steps_oversized_call_is_refused_with_its_place() -> None:
     huge = _call("a", "x" * 1_100_000)
     steps, _ = steps_from_messages([_assistant(huge), _tool("r", "")])
-    assert steps[0].extraction_errors == (
+    assert _notes(steps[0]) == (
         "messages[0].tool_calls[0]: output over 1000000 characters",
         "messages[1]: a tool result for no waiting call, ignored",
     )
@@ -350,3 +346,13 @@ def test_steps_last_turn_tool_result_blocks_are_not_the_user_speaking() -> None:
     steps, reply = steps_from_messages(messages, last_turn=True)
     assert [c.name for s in steps for c in s.calls] == ["w"]
     assert (steps[0].exchanges[0].result, reply) == ("sun", "Sunny.")
+
+
+def test_steps_problems_are_values_with_their_reasons() -> None:
+    too_many = [{"role": "assistant", "content": "x"}] * (MAX_MESSAGES + 1)
+    steps, _ = steps_from_messages(too_many)
+    assert {e.reason for s in steps for e in s.extraction_errors} == {"too_large"}
+    steps, _ = steps_from_messages([_assistant(_call("ls", "{not json"))])
+    (problem,) = steps[0].extraction_errors
+    assert problem.reason == "parse_error"
+    assert str(problem) == f"parse_error: {problem.message}"

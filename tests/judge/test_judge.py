@@ -85,7 +85,10 @@ def test_judge_extraction_fields_recorded() -> None:
     result = judge(_case(), extraction, tools=[SEARCH])
     assert result.status is Status.CORRECT
     assert result.extraction_format == "hermes"
-    assert result.extraction_errors == ("parse_error: second call broken",)
+    assert result.extraction_errors == extraction.errors
+    assert result.model_dump(mode="json")["extraction_errors"] == [
+        "parse_error: second call broken"
+    ]
 
 
 def test_judge_result_round_trips_through_json() -> None:

@@ -20,6 +20,7 @@ from pydantic import (
 )
 
 from toolgrade._core.json_data import JsonValue
+from toolgrade._core.problems import StoredProblem
 from toolgrade._core.vocab import Mismatch, PairResult, Status, ToolCall
 
 __all__ = [
@@ -114,8 +115,8 @@ class Step(BaseModel):
     """The calls as executed, with their results, in order."""
     extraction_format: str | None = None
     """The output format the calls were read in (`none`: no call)."""
-    extraction_errors: tuple[str, ...] = ()
-    """Malformed calls the extractor reported."""
+    extraction_errors: tuple[StoredProblem, ...] = ()
+    """Malformed calls the extractor reported (each kept as `reason: message` text)."""
     latency_ms: float | None = None
     """Time the model took."""
     ttft_ms: float | None = None

@@ -152,7 +152,7 @@ def _of_reply(result: CaseResult, *, min_score: float | None, order: str) -> _Fa
         expected=tuple(zip(expected, made, strict=True)),
         called=tuple(zip(actual, came, strict=True)),
         differences=tuple(differences),
-        malformed=("the output", result.extraction_errors),
+        malformed=("the output", tuple(str(e) for e in result.extraction_errors)),
     )
 
 

@@ -170,7 +170,7 @@ def judge_trajectory(
         near=near,
         differences=differences,
         forbidden=hits,
-        notes=tuple(e for s in steps for e in s.extraction_errors),
+        notes=tuple(e.message for s in steps for e in s.extraction_errors),
     )
 
 

@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from toolgrade._core.json_data import JsonValue
+from toolgrade._core.problems import ExtractionProblem, ExtractionProblemReason
 from toolgrade._core.transcript import Exchange, ExchangeOutcome, Step
 from toolgrade._core.vocab import ToolCall
 from toolgrade.extract._api import extract_calls
@@ -94,7 +95,7 @@ class _Draft:
     calls: list[ToolCall] = field(default_factory=list)
     ids: list[str] = field(default_factory=list)
     results: dict[int, tuple[JsonValue, str | None, ExchangeOutcome]] = field(default_factory=dict)
-    errors: list[str] = field(default_factory=list)
+    errors: list[ExtractionProblem] = field(default_factory=list)
 
     def step(self) -> Step:
         exchanges = []
@@ -121,12 +122,13 @@ class _Reader:
         self.turn = turn
         self.drafts: list[_Draft] = []
         self.pending: list[tuple[int, int]] = []  # (step, k) of calls not answered yet
-        self.early: list[str] = []  # notes from before the first assistant message
+        self.early: list[ExtractionProblem] = []  # notes before the first assistant message
         self.total = 0
         self.reply: str | None = None
 
-    def note(self, text: str) -> None:
-        (self.drafts[-1].errors if self.drafts else self.early).append(text)
+    def note(self, text: str, reason: ExtractionProblemReason = "parse_error") -> None:
+        problem = ExtractionProblem(reason=reason, message=text)
+        (self.drafts[-1].errors if self.drafts else self.early).append(problem)
 
     def read(self, i: int, message: object) -> None:
         if not isinstance(message, Mapping):
@@ -146,20 +148,22 @@ class _Reader:
     def assistant(self, i: int, message: Mapping[str, object]) -> None:
         raw = _json_value(message)
         draft = _Draft(raw=raw)
-        if raw is None:
-            draft.errors.append(f"messages[{i}]: not plain JSON (or nested too deeply)")
         self.drafts.append(draft)
+        if raw is None:
+            self.note(f"messages[{i}]: not plain JSON (or nested too deeply)")
         step = len(self.drafts) - 1
         items = message_tool_calls(message)
         for k, item in enumerate(items):
             if self.total >= MAX_CALLS:
-                draft.errors.append(f"more than {MAX_CALLS} tool calls: the rest are not read")
+                self.note(f"more than {MAX_CALLS} tool calls: the rest are not read", "too_large")
                 break
             self.total += 1
             found = extract_calls({"role": "assistant", "content": None, "tool_calls": [item]})
             draft.fmt = found.format if found.calls else draft.fmt
             where = f"messages[{i}].tool_calls[{k}]"
-            draft.errors.extend(_where(e.message, where) for e in found.errors)
+            draft.errors.extend(
+                e.model_copy(update={"message": _where(e.message, where)}) for e in found.errors
+            )
             for call in found.calls:
                 draft.ids.append(self.call_id(item, step, len(draft.calls)))
                 draft.calls.append(call)
@@ -169,10 +173,10 @@ class _Reader:
             self.reply = None
         elif text is None:
             self.reply = None
-            draft.errors.append(f"messages[{i}]: content is neither text nor a list of parts")
+            self.note(f"messages[{i}]: content is neither text nor a list of parts")
         elif len(text) > MAX_OUTPUT_CHARS:
             self.reply = text[:MAX_OUTPUT_CHARS]
-            draft.errors.append(f"messages[{i}]: reply over {MAX_OUTPUT_CHARS} characters: cut")
+            self.note(f"messages[{i}]: reply over {MAX_OUTPUT_CHARS} characters: cut", "too_large")
         else:
             self.reply = text
 
@@ -273,11 +277,12 @@ def steps_from_messages(
     reader = _Reader(turn)
     if not isinstance(messages, Sequence) or isinstance(messages, str | bytes):
         note = f"the trajectory is not a list of messages ({type(messages).__name__})"
-        return (Step(extraction_errors=(note,)),), None
+        problem = ExtractionProblem(reason="parse_error", message=note)
+        return (Step(extraction_errors=(problem,)),), None
     start = turn_start(messages) if last_turn else 0
     for i, message in enumerate(messages[start:], start):
         if i >= MAX_MESSAGES:
-            reader.note(f"more than {MAX_MESSAGES} messages: the rest are not read")
+            reader.note(f"more than {MAX_MESSAGES} messages: the rest are not read", "too_large")
             break
         reader.read(i, message)
     return reader.finish()

@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from toolgrade._core.json_data import JsonObject
+from toolgrade._core.problems import ExtractionProblem, ExtractionProblemReason
 from toolgrade._core.trusted import trusted_builder
 from toolgrade._core.vocab import ToolCall
 
@@ -22,19 +23,6 @@ __all__ = [
     "new_call",
     "new_extraction",
 ]
-
-ExtractionProblemReason = Literal["parse_error", "too_large", "too_deep", "unknown_format"]
-
-
-class ExtractionProblem(BaseModel):
-    """A recognisable but malformed call, or input refused for its size or depth."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    reason: ExtractionProblemReason
-    """A reason code."""
-    message: str
-    """What was wrong, for people."""
 
 
 class Extraction(BaseModel):

@@ -67,7 +67,7 @@ def case_result(
     values["alternative"] = verdict.alternative
     values["extraction_format"] = extraction.format if extraction is not None else None
     if errors:
-        values["extraction_errors"] = tuple(f"{e.reason}: {e.message}" for e in errors)
+        values["extraction_errors"] = errors
     values["latency_ms"] = latency_ms
     values["error"] = error if error is not None else verdict.message
     values["repeat"] = repeat

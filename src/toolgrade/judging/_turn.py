@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 from functools import partial
-from typing import get_args
 
 from toolgrade._core.json_data import JsonValue
 from toolgrade._core.transcript import Exchange, FailureCause, TurnResult
@@ -22,7 +21,7 @@ from toolgrade._core.trusted import construct_trusted
 from toolgrade._core.verdict import Verdict
 from toolgrade._core.vocab import PairResult, Status, ToolCall
 from toolgrade.environments import TurnRun
-from toolgrade.extract import Extraction, ExtractionProblem, ExtractionProblemReason
+from toolgrade.extract import Extraction, ExtractionProblem
 from toolgrade.judging._judge import judge_calls
 from toolgrade.judging._trajectory import describe_call
 from toolgrade.match import MatchOptions, compare_values
@@ -30,8 +29,6 @@ from toolgrade.results import CaseResult
 from toolgrade.suite import Case, Suite, SuiteDefaults, Turn
 
 __all__ = ["judge_turn", "reply_problem"]
-
-_REASONS = frozenset(get_args(ExtractionProblemReason))
 
 
 def judge_turn(
@@ -57,7 +54,7 @@ def judge_turn(
     """
     turn = conversation.turns[run.index]
     calls = tuple(c for s in run.steps for c in s.calls)
-    problems = tuple(_problem(e) for s in run.steps for e in s.extraction_errors)
+    problems = tuple(e for s in run.steps for e in s.extraction_errors)
     judged = (
         _judge_calls(suite, conversation, run, calls, problems, profile)
         if turn.states_calls
@@ -146,17 +143,6 @@ def _without_credit(pair: PairResult) -> PairResult:
     return construct_trusted(PairResult, {**pair.__dict__, "credit": None})
 
 
-def _problem(text: str) -> ExtractionProblem:
-    """A step's extraction error read back: `reason: message`, else a malformed call.
-
-    A step keeps the messages of its extraction's problems as text.
-    """
-    reason, _, message = text.partition(": ")
-    if reason in _REASONS and message:
-        return ExtractionProblem(reason=reason, message=message)
-    return ExtractionProblem(reason="parse_error", message=text)
-
-
 def reply_problem(turn: Turn, text: str | None, defaults: SuiteDefaults | None) -> str | None:
     """Why a turn's final text does not meet its `reply`, or None when it does.
 
@@ -212,9 +198,10 @@ def _cause(
     if not (calls_failed or run.step_limit or reply is not None):
         return None, None
     if judged is not None and judged.status == Status.PARSE_ERROR:
+        # A problem whose reason was not recorded is a malformed call (`parse_error`).
         first = problems[0] if problems else None
         return Status.PARSE_ERROR, "malformed call" + (
-            f": {first.reason}: {first.message}" if first is not None else ""
+            f": {first.reason or 'parse_error'}: {first.message}" if first is not None else ""
         )
     uncovered = _uncovered(run, calls, judged) if calls_failed and judged is not None else None
     if uncovered is not None:

@@ -191,7 +191,7 @@ def _step(index: int, step: Step) -> StepView:
         number=index + 1,
         exchanges=step.exchanges,
         calls=() if step.exchanges else step.calls,
-        extraction_errors=step.extraction_errors,
+        extraction_errors=tuple(e.message for e in step.extraction_errors),
         error=step.error,
         raw_response=step.raw_response,
     )

@@ -269,7 +269,7 @@ class Runner:
             raw_response=raw,
             calls=extraction.calls,
             extraction_format=extraction.format,
-            extraction_errors=tuple(e.message for e in extraction.errors),
+            extraction_errors=extraction.errors,
             **timing,
         )
         if not extraction.calls:

@@ -40,6 +40,7 @@ __all__ = [
     "clean_value",
     "has_surrogate",
     "holds_surrogate",
+    "json_may_hold_surrogate",
     "loads_checked",
     "value_lines",
 ]
@@ -255,6 +256,22 @@ class _Scanner:
             if self.text[pos] != ",":
                 raise ValueError(f"expected ',' at {pos}")
             pos, index = pos + 1, index + 1
+
+
+# A JSON escape of a surrogate (`\ud83d`; the hex digits in either case). It also
+# matches an escaped backslash before `ud83d`: a false alarm costs only a closer look.
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def json_may_hold_surrogate(text: str) -> bool:
+    r"""Whether JSON parsed from `text` can hold a surrogate: an escape of one, or one
+    as it is. False: no value parsed from it needs `clean_value`.
+
+    Examples:
+        >>> json_may_hold_surrogate('{"a": "\\ud83d"}'), json_may_hold_surrogate('{"a": "é"}')
+        (True, False)
+    """
+    return _ESCAPED_SURROGATE.search(text) is not None or has_surrogate(text)
 
 
 def has_surrogate(text: str) -> bool:

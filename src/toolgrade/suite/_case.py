@@ -35,7 +35,7 @@ from toolgrade.suite._end_checks import CheckName, Checks
 from toolgrade.suite._models import ChatMessage, Difficulty, Order, PromptCase, ToolSpec
 from toolgrade.suite._turn import FailSpec, ReferenceTurn, Turn
 
-__all__ = ["Case", "Conversation"]
+__all__ = ["Case", "Conversation", "read_case"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 _build_turn = trusted_builder(Turn)  # a case's one turn, from its validated prompt shape
@@ -121,20 +121,8 @@ class Case(BaseModel):
             return handler(data)
         # Validated in its own shape (its errors name its own keys), then built as is.
         written = PromptCase.model_validate(data)
-        turn = _build_turn(
-            {
-                "user": written.prompt,
-                "expected": written.expected,
-                "alternatives": written.alternatives,
-                "order": written.order,
-                "reply": None,
-                "max_steps": 1,
-                "add_tools": (),
-                "any_call": written.any_call,
-            }
-        )
         fields = {k: getattr(written, k) for k in _CASE_KEYS}
-        case = handler({**fields, "turns": (turn,)})
+        case = handler({**fields, "turns": (_one_turn(written),)})
         case._single = True
         return case
 
@@ -267,3 +255,52 @@ class Case(BaseModel):
 
 Conversation = Case
 """The same class as `Case`: a case is a conversation of one or more turns."""
+
+
+def _one_turn(written: PromptCase) -> Turn:
+    """The one turn of a case written as one prompt: one reply, judged by `judge`."""
+    return _build_turn(
+        {
+            "user": written.prompt,
+            "expected": written.expected,
+            "alternatives": written.alternatives,
+            "order": written.order,
+            "reply": None,
+            "max_steps": 1,
+            "add_tools": (),
+            "any_call": written.any_call,
+        }
+    )
+
+
+_NO_CHECKS = Checks()
+_FIELDS = tuple(Case.model_fields)
+_WRITTEN_FIELDS = frozenset((*_CASE_KEYS, "turns"))
+_set = object.__setattr__  # frozen models refuse their own __setattr__
+
+
+def read_case(data: Any, handler: ValidatorFunctionWrapHandler) -> Case:
+    """A suite's case: one written as one prompt is built from its validated shape.
+
+    The suite's validator of each entry (as `Case`'s own, without validating the built
+    case again: loading a large suite costs one validation per case).
+    """
+    if not (isinstance(data, Mapping) and "prompt" in data):
+        return handler(data)  # type: ignore[no-any-return]
+    written = PromptCase.model_validate(data)
+    values: dict[str, Any] = {k: getattr(written, k) for k in _CASE_KEYS}
+    values.update(
+        turns=(_one_turn(written),),
+        environment=None,
+        state=None,
+        initial_state={},
+        fail=(),
+        checks=_NO_CHECKS,
+        reference=None,
+    )
+    case = Case.__new__(Case)
+    _set(case, "__dict__", {k: values[k] for k in _FIELDS})  # in the order validation gives
+    _set(case, "__pydantic_fields_set__", set(_WRITTEN_FIELDS))  # as `Case(...)` sets it
+    _set(case, "__pydantic_extra__", None)
+    _set(case, "__pydantic_private__", {"_single": True, "_written_state": None})
+    return case

@@ -14,7 +14,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from toolgrade._core.files import parse_json_issues, read_text
-from toolgrade._core.json_data import JsonObject, JsonValue, clean_value
+from toolgrade._core.json_data import JsonObject, JsonValue, clean_value, json_may_hold_surrogate
 from toolgrade.errors import SuiteError
 from toolgrade.suite._builtin import builtin_suite_names, builtin_suite_text
 from toolgrade.suite._file_rules import Problem, SourceFile
@@ -106,7 +106,7 @@ def _parse(text: str, name: str) -> SourceFile:
         raise SuiteError(_count(problems), path=name, problems=problems)
     # Half of a surrogate pair (`"\\ud83d"`, or the code point itself) cannot be written,
     # hashed or matched: it is read as U+FFFD, like a model's output.
-    cleaned = clean_value(data)
+    cleaned = clean_value(data) if json_may_hold_surrogate(text) else data
     return SourceFile(name, cleaned if isinstance(cleaned, dict) else data, text)
 
 

@@ -7,7 +7,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -15,12 +15,13 @@ from pydantic import (
     Field,
     PrivateAttr,
     ValidationInfo,
+    WrapValidator,
     field_validator,
     model_validator,
 )
 
 from toolgrade._core.json_data import JsonObject
-from toolgrade.suite._case import Case
+from toolgrade.suite._case import Case, read_case
 from toolgrade.suite._environments import Environment
 from toolgrade.suite._models import Order, Rubric, ToolSpec
 from toolgrade.suite._states import resolve_state
@@ -84,7 +85,7 @@ class Suite(BaseModel):
     """Environments that answer the tool calls of conversations, by name."""
     states: Mapping[str, JsonObject] = {}
     """Named initial states, shared by the conversations that name one (`state`)."""
-    cases: tuple[Case, ...] = ()
+    cases: tuple[Annotated[Case, WrapValidator(read_case)], ...] = ()
     """The cases, in file order; a case that names a state starts from it, resolved
     when the suite is built (see `Case.written_state`)."""
 

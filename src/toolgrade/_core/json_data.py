@@ -264,8 +264,9 @@ _ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def json_may_hold_surrogate(text: str) -> bool:
-    r"""Whether JSON parsed from `text` can hold a surrogate: an escape of one, or one
-    as it is. False: no value parsed from it needs `clean_value`.
+    r"""Whether JSON parsed from `text` can hold a surrogate (escaped, or as it is).
+
+    False: no value parsed from it needs `clean_value`.
 
     Examples:
         >>> json_may_hold_surrogate('{"a": "\\ud83d"}'), json_may_hold_surrogate('{"a": "é"}')

@@ -139,7 +139,7 @@ class _Reader:
             self.assistant(i, message)
         elif role in ("tool", "function"):
             name = message.get("name")
-            self.answer(i, message.get("tool_call_id"), message.get("content"), name=name)
+            self.tool_result(i, message.get("tool_call_id"), message.get("content"), name=name)
         elif role == "user" and isinstance(message.get("content"), list | tuple):
             self.tool_results(i, message["content"])
         elif role not in _SKIPPED_ROLES:
@@ -190,9 +190,9 @@ class _Reader:
         for block in blocks:
             if isinstance(block, Mapping) and block.get("type") == "tool_result":
                 failed = block.get("is_error") is True
-                self.answer(i, block.get("tool_use_id"), block.get("content"), failed=failed)
+                self.tool_result(i, block.get("tool_use_id"), block.get("content"), failed=failed)
 
-    def answer(
+    def tool_result(
         self, i: int, call_id: object, content: object, *, name: object = None, failed: bool = False
     ) -> None:
         slot = self.find(i, call_id, name)

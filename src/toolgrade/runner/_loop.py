@@ -224,14 +224,14 @@ class Runner:
             if reply.error is not None:
                 steps.append(Step(raw_response=reply.raw, error=reply.error, **timing))
                 return ended_turn(view, steps, reply.error)
-            ended = await self._answer(view, step, reply.raw, timing, live, steps)
+            ended = await self._take_reply(view, step, reply.raw, timing, live, steps)
             if ended is not None:
                 return ended
         return TurnRun(
             index=view.index, user=view.user, steps=tuple(steps), reply=None, step_limit=True
         )
 
-    async def _answer(
+    async def _take_reply(
         self,
         view: TurnView,
         step: int,

@@ -220,7 +220,7 @@ class Case(BaseModel):
 
     @property
     def alternatives(self) -> tuple[tuple[ToolCall, ...], ...]:
-        """The first turn's other acceptable answers (a case of one prompt: its own)."""
+        """The first turn's other acceptable call lists (a case of one prompt: its own)."""
         return self.turns[0].alternatives
 
     @property

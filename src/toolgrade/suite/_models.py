@@ -114,7 +114,7 @@ def as_call_list(value: Any) -> Any:
 
 
 def as_call_lists(value: Any) -> Any:
-    """Normalise a list of answers, each a call, a list of calls, or null (null -> ())."""
+    """Normalise a list of call lists, each a call, a list of calls, or null (null -> ())."""
     if value is None:
         return ()
     return [as_call_list(v) for v in value]
@@ -124,7 +124,7 @@ CallList = Annotated[tuple[ToolCall, ...], BeforeValidator(as_call_list)]
 """Calls, given as one call, a list of calls, or null (no call)."""
 
 CallAlternatives = Annotated[tuple[tuple[ToolCall, ...], ...], BeforeValidator(as_call_lists)]
-"""Acceptable answers, each given as one call, a list of calls, or null (no call)."""
+"""Acceptable call lists, each given as one call, a list of calls, or null (no call)."""
 
 
 class PromptCase(BaseModel):
@@ -157,7 +157,7 @@ class PromptCase(BaseModel):
     expected: CallList
     """The expected calls; empty (`null` in the file) means no tool must be called."""
     alternatives: CallAlternatives = ()
-    """Other acceptable answers, each a call, a list of calls, or null (no call)."""
+    """Other acceptable call lists, each a call, a list of calls, or null (no call)."""
     order: Order | None = None
     """`strict` when the calls must come in this order; None uses the suite default."""
     any_call: bool = False

@@ -487,6 +487,39 @@ def test_turn_under_a_plugin_profile_is_judged_as_a_validated_case(
     assert turn.expected == (READ_A,)
 
 
+@pytest.mark.parametrize(
+    ("status", "pairs", "message"),
+    [
+        (Status.WRONG_TOOL, (), "a call of the wrong tool"),
+        (Status.EXTRA_CALLS, (), "extra call made"),
+        (Status.UNEXPECTED_CALL, (), 'no call expected, got read_file({"path": "a.md"})'),
+        (Status.MISSED_CALL, ((7, None, "missed"),), "an expected call not called"),
+        (Status.WRONG_TOOL, ((5, 9, "wrong_tool"),), "expected ?, got ?"),
+    ],
+)
+def test_turn_under_a_plugin_profile_with_a_bare_verdict_never_fails(
+    monkeypatch: pytest.MonkeyPatch,
+    status: Status,
+    pairs: tuple[tuple[int | None, int | None, str], ...],
+    message: str,
+) -> None:
+    _fresh_profiles(monkeypatch)
+    told = tuple(
+        PairResult(expected_index=e, actual_index=a, verdict=v, credit=0.0)  # type: ignore[arg-type]
+        for e, a, v in pairs
+    )
+
+    def bare(case, actual, *, tools, rubric=None, strict=False):  # type: ignore[no-untyped-def]
+        return Verdict(status, 0.0, pairs=told)
+
+    register_profile("bare", bare)
+    verdict = _judge(
+        _conversation(), [_run(0, _step(READ_A)), _run(1, reply="done")], profile="bare"
+    )
+    turn = verdict.record.turns[0]  # type: ignore[union-attr]
+    assert not turn.passed and turn.message == message
+
+
 def test_turn_under_a_profile_giving_its_own_result(monkeypatch: pytest.MonkeyPatch) -> None:
     _fresh_profiles(monkeypatch)
 

@@ -227,7 +227,7 @@ def _uncovered(run: TurnRun, calls: tuple[ToolCall, ...], judged: Verdict) -> Ex
     failing = sorted(
         p.actual_index
         for p in judged.pairs
-        if p.verdict != "correct" and p.actual_index is not None
+        if p.verdict != "correct" and _at(calls, p.actual_index) is not None
     )
     if len(exchanges) == len(calls):
         return next((exchanges[j] for j in failing if exchanges[j].outcome == "uncovered"), None)
@@ -238,24 +238,38 @@ def _uncovered(run: TurnRun, calls: tuple[ToolCall, ...], judged: Verdict) -> Ex
 def _calls_message(
     judged: Verdict, calls: tuple[ToolCall, ...], expected: tuple[ToolCall, ...]
 ) -> str:
-    """What was wrong with the turn's calls (not a malformed call), in one line."""
+    """What was wrong with the turn's calls (not a malformed call), in one line.
+
+    A plug-in profile's verdict may name no pair, or indices out of range: the message
+    then says less, never fails.
+    """
     status = judged.status
     if status == Status.UNEXPECTED_CALL:
-        return f"no call expected, got {describe_call(calls[0])}"
+        return f"no call expected, got {_described(_at(calls, 0), 'a call')}"
     if status == Status.EXTRA_CALLS:
-        extra = next(p.actual_index for p in judged.pairs if p.verdict == "extra")
-        return f"extra call {describe_call(calls[extra or 0])}"
+        extra = next((p.actual_index for p in judged.pairs if p.verdict == "extra"), None)
+        return f"extra call {_described(_at(calls, extra), 'made')}"
     if status == Status.MISSED_CALL:
-        missed = [p.expected_index for p in judged.pairs if p.verdict == "missed"]
-        names = ", ".join(expected[i].name for i in missed if i is not None)
+        missed = [_at(expected, p.expected_index) for p in judged.pairs if p.verdict == "missed"]
+        names = ", ".join(c.name for c in missed if c is not None)
         return f"{names or 'an expected call'} not called"
     if status == Status.WRONG_TOOL:
-        pair = next(p for p in judged.pairs if p.verdict == "wrong_tool")
-        want = expected[pair.expected_index].name if pair.expected_index is not None else "?"
-        got = calls[pair.actual_index].name if pair.actual_index is not None else "?"
-        return f"expected {want}, got {got}"
+        pair = next((p for p in judged.pairs if p.verdict == "wrong_tool"), None)
+        if pair is None:
+            return "a call of the wrong tool"
+        want, got = _at(expected, pair.expected_index), _at(calls, pair.actual_index)
+        return f"expected {want.name if want else '?'}, got {got.name if got else '?'}"
     details = judged.details
-    name = expected[details[0].call].name if details and details[0].call is not None else ""
+    named = _at(expected, details[0].call) if details else None
     first = details[0].describe() if details else "arguments differ"
     more = f" (and {len(details) - 1} more)" if len(details) > 1 else ""
-    return f"{name}: {first}{more}" if name else first + more
+    return f"{named.name}: {first}{more}" if named else first + more
+
+
+def _at(items: tuple[ToolCall, ...], index: int | None) -> ToolCall | None:
+    """The item at `index`, or None (no index, or one out of range)."""
+    return items[index] if index is not None and 0 <= index < len(items) else None
+
+
+def _described(call: ToolCall | None, otherwise: str) -> str:
+    return describe_call(call) if call is not None else otherwise

@@ -225,9 +225,9 @@ def _uncovered(run: TurnRun, calls: tuple[ToolCall, ...], judged: Verdict) -> Ex
     """The first failing call of the turn that no scripted rule covered, if any."""
     exchanges = [x for s in run.steps for x in s.exchanges]
     failing = sorted(
-        p.actual_index
+        j
         for p in judged.pairs
-        if p.verdict != "correct" and _at(calls, p.actual_index) is not None
+        if p.verdict != "correct" and (j := p.actual_index) is not None and 0 <= j < len(calls)
     )
     if len(exchanges) == len(calls):
         return next((exchanges[j] for j in failing if exchanges[j].outcome == "uncovered"), None)

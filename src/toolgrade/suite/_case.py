@@ -275,7 +275,9 @@ def _one_turn(written: PromptCase) -> Turn:
 
 _NO_CHECKS = Checks()
 _FIELDS = tuple(Case.model_fields)
-_WRITTEN_FIELDS = frozenset((*_CASE_KEYS, "turns"))
+# One set for every case built here, as `_core.trusted` does: it holds every field name,
+# so no update of a model's fields set (which only adds names) can change it.
+_ALL_FIELDS = set(_FIELDS)
 _set = object.__setattr__  # frozen models refuse their own __setattr__
 
 
@@ -300,7 +302,7 @@ def read_case(data: Any, handler: ValidatorFunctionWrapHandler) -> Case:
     )
     case = Case.__new__(Case)
     _set(case, "__dict__", {k: values[k] for k in _FIELDS})  # in the order validation gives
-    _set(case, "__pydantic_fields_set__", set(_WRITTEN_FIELDS))  # as `Case(...)` sets it
+    _set(case, "__pydantic_fields_set__", _ALL_FIELDS)
     _set(case, "__pydantic_extra__", None)
     _set(case, "__pydantic_private__", {"_single": True, "_written_state": None})
     return case

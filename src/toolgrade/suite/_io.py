@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from toolgrade._core.bulk import building_many
 from toolgrade._core.files import parse_json_issues, read_text
 from toolgrade._core.json_data import JsonObject, JsonValue, clean_value, json_may_hold_surrogate
 from toolgrade.errors import SuiteError
@@ -59,7 +60,8 @@ def load_suite(source: str | Path) -> Suite:
     """
     path = Path(source)
     if path.is_dir():
-        return _load_directory(path).with_source_dir(path)
+        with building_many():
+            return _load_directory(path).with_source_dir(path)
     if path.is_file():
         return parse_suite(_read(path), name=str(path)).with_source_dir(path.parent)
     text = str(source)
@@ -84,9 +86,10 @@ def parse_suite(text: str, *, name: str = "<suite>") -> Suite:
     Raises:
         SuiteError: the text is not JSON or the suite is invalid (every problem listed).
     """
-    source = _parse(text, name)
-    _raise_if([*_file_problems(source), *semantic_problems([source])], name, [source])
-    return _build(source, name)
+    with building_many():  # a large suite is many long-lived objects and no garbage cycle
+        source = _parse(text, name)
+        _raise_if([*_file_problems(source), *semantic_problems([source])], name, [source])
+        return _build(source, name)
 
 
 def _read(path: Path) -> str:

@@ -23,7 +23,6 @@ from pydantic import (
     PrivateAttr,
     SerializerFunctionWrapHandler,
     ValidatorFunctionWrapHandler,
-    field_validator,
     model_serializer,
     model_validator,
 )
@@ -32,7 +31,13 @@ from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade._core.trusted import trusted_builder
 from toolgrade._core.vocab import Rubric, ToolCall
 from toolgrade.suite._end_checks import CheckName, Checks
-from toolgrade.suite._models import ChatMessage, Difficulty, Order, PromptCase, ToolSpec
+from toolgrade.suite._models import (
+    ChatMessage,
+    Difficulty,
+    Order,
+    PromptCase,
+    ToolDefinitions,
+)
 from toolgrade.suite._turn import FailSpec, ReferenceTurn, Turn
 
 __all__ = ["Case", "Conversation", "read_case"]
@@ -80,7 +85,7 @@ class Case(BaseModel):
     """System prompt (overrides the suite default)."""
     tools: tuple[str, ...] | None = None
     """Names of the suite's tools offered; None offers all (turns may add more)."""
-    tool_definitions: tuple[ToolSpec, ...] = ()
+    tool_definitions: ToolDefinitions = ()
     """Tools defined for this case only (OpenAI or flat form, like the suite's tools).
 
     Always offered; a definition replaces an offered suite tool of the same name.
@@ -136,16 +141,6 @@ class Case(BaseModel):
         written = {**data, "prompt": turn["user"], "any_call": self.turns[0].any_call}
         written.update((k, turn[k]) for k in _EXPECT_KEYS[:-1] if k in turn)
         return {k: written[k] for k in _WRITTEN_KEYS if k in written}
-
-    @field_validator("tool_definitions")
-    @classmethod
-    def _unique_definitions(cls, value: tuple[ToolSpec, ...]) -> tuple[ToolSpec, ...]:
-        seen: set[str] = set()
-        for tool in value:
-            if tool.name in seen:
-                raise ValueError(f"duplicate tool '{tool.name}'")
-            seen.add(tool.name)
-        return value
 
     @model_validator(mode="after")
     def _reference_per_turn(self) -> Case:

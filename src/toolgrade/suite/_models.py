@@ -6,11 +6,11 @@ from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
-    field_validator,
     model_validator,
 )
 
@@ -25,6 +25,7 @@ __all__ = [
     "Order",
     "PromptCase",
     "Rubric",
+    "ToolDefinitions",
     "ToolSpec",
     "as_call_list",
     "as_call_lists",
@@ -127,6 +128,20 @@ CallAlternatives = Annotated[tuple[tuple[ToolCall, ...], ...], BeforeValidator(a
 """Acceptable call lists, each given as one call, a list of calls, or null (no call)."""
 
 
+def unique_tools(value: tuple[ToolSpec, ...]) -> tuple[ToolSpec, ...]:
+    """The tools, refused when two share a name."""
+    seen: set[str] = set()
+    for tool in value:
+        if tool.name in seen:
+            raise ValueError(f"duplicate tool '{tool.name}'")
+        seen.add(tool.name)
+    return value
+
+
+ToolDefinitions = Annotated[tuple[ToolSpec, ...], AfterValidator(unique_tools)]
+"""Tools defined for one case, each name once."""
+
+
 class PromptCase(BaseModel):
     """A case as written in one prompt: the prompt and the tool calls it should produce.
 
@@ -149,7 +164,7 @@ class PromptCase(BaseModel):
     """System prompt for this case (overrides the suite default)."""
     tools: tuple[str, ...] | None = None
     """Names of the suite's tools offered; None offers all of them."""
-    tool_definitions: tuple[ToolSpec, ...] = ()
+    tool_definitions: ToolDefinitions = ()
     """Tools defined for this case only (OpenAI or flat form, like the suite's tools).
 
     Always offered; a definition replaces an offered suite tool of the same name.
@@ -166,13 +181,3 @@ class PromptCase(BaseModel):
     """Rubric for this case; None uses the run's or the suite's."""
     notes: str | None = None
     """Why the expectation is what it is (for people reading the suite)."""
-
-    @field_validator("tool_definitions")
-    @classmethod
-    def _unique_definitions(cls, value: tuple[ToolSpec, ...]) -> tuple[ToolSpec, ...]:
-        seen: set[str] = set()
-        for tool in value:
-            if tool.name in seen:
-                raise ValueError(f"duplicate tool '{tool.name}'")
-            seen.add(tool.name)
-        return value

@@ -49,8 +49,8 @@ _build_turn = trusted_builder(Turn)  # a case's one turn, from its validated pro
 _HEAD_KEYS = ("id", "category", "tags", "difficulty")
 _PROMPT_KEYS = (*_HEAD_KEYS, "prompt", "system", "tools")
 _CASE_KEYS = (*_HEAD_KEYS, "system", "tools", "tool_definitions", "rubric", "notes")
-_EXPECT_KEYS = ("expected", "alternatives", "order", "any_call")
-_WRITTEN_KEYS = (*_PROMPT_KEYS, "tool_definitions", *_EXPECT_KEYS, "rubric", "notes")
+_TURN_KEYS = ("expected", "alternatives", "order")  # the turn's, as the case writes them
+_WRITTEN_KEYS = (*_PROMPT_KEYS, "tool_definitions", *_TURN_KEYS, "any_call", "rubric", "notes")
 
 
 class Case(BaseModel):
@@ -139,7 +139,7 @@ class Case(BaseModel):
         # A case of one prompt is written (and hashed) in the shape it was written in.
         turn = data["turns"][0]
         written = {**data, "prompt": turn["user"], "any_call": self.turns[0].any_call}
-        written.update((k, turn[k]) for k in _EXPECT_KEYS[:-1] if k in turn)
+        written.update((k, turn[k]) for k in _TURN_KEYS if k in turn)
         return {k: written[k] for k in _WRITTEN_KEYS if k in written}
 
     @model_validator(mode="after")

@@ -62,6 +62,14 @@ HOSTILE = {
         '<tool_call>{"name": "f", "arguments": {"a": ' + "1" * 5000 + "}}</tool_call>"
     )
     * (NEAR // 5060),
+    "1 MB of call objects in one fence, each broken at its end": (
+        "```json\n"
+        + ('{"name": "f", "arguments": {"a": [' + "1, " * 60 + "}}\n") * (NEAR // 220)
+        + "```"
+    ),
+    "1 MB fence of lines opening objects that never close": (
+        "```json\n" + '{"name": "f", "arguments": {"a":\n' * (NEAR // 34) + "```"
+    ),
     "1 MB of Qwen3-Coder parameters, then `</parameter>x`": (
         "<tool_call><function=f>"
         + "<parameter=a>\n" * (NEAR // 28)

@@ -40,6 +40,7 @@ from toolgrade.extract._json_scan import (
     call_from_object,
     json_until,
     looks_like_call_text,
+    object_sequence,
 )
 from toolgrade.extract._types import ExtractContext, Extraction, ExtractionProblem, TextFormat
 
@@ -263,6 +264,8 @@ class _FenceReader:
         try:
             value = loads_fast(body)
         except ValueError as exc:
+            if self.several(body, where):
+                return end
             read = None
             if end != -1 and self.retries < _MAX_FAILED_DECODES:
                 self.retries += 1
@@ -276,6 +279,26 @@ class _FenceReader:
         if calls is not None:
             self.found.add(calls.calls, calls.errors)
         return end
+
+    def several(self, body: str, where: str) -> bool:
+        """Read a block of several call objects one after another.
+
+        A newline, `;` or `,` separates them; a broken one is a problem, the calls around
+        it still count (its failed decodes come out of the output's budget). False when
+        the block is not that: the caller reports it as one broken value.
+        """
+        budget = _MAX_FAILED_DECODES - self.retries
+        read = object_sequence(body, limit=MAX_CALLS, max_broken=budget) if budget > 0 else None
+        if read is None or not read[0] or len(read[0]) + len(read[1]) < 2:
+            return False
+        values, broken = read
+        self.retries += len(broken)
+        calls = generic_calls(values, self.ctx, whole=True, where=where)
+        if calls is None:
+            return False
+        errors = [*calls.errors, *(error_for(e, f"{where}, object #{k}") for k, e in broken)]
+        self.found.add(calls.calls, errors)
+        return True
 
 
 def _fenced_json(text: str, ctx: ExtractContext) -> Extraction | None:

@@ -31,6 +31,7 @@ __all__ = [
     "decode_sequence",
     "json_until",
     "looks_like_call_text",
+    "object_sequence",
 ]
 
 # A call's name inside JSON text that failed to decode: used only to decide whether broken
@@ -66,6 +67,50 @@ def json_until(
         if text[pos : pos + 1] not in ("{", "["):
             return None
     return None
+
+
+def object_sequence(
+    text: str, *, limit: int, max_broken: int
+) -> tuple[list[JsonValue], list[tuple[int, ValueError]]] | None:
+    r"""JSON objects one after another, separated by whitespace, `;` or `,`.
+
+    A broken object is noted (its place from 1, and why) and reading goes on at the next
+    line that starts with `{`, so the good objects around it still count. At most `limit`
+    objects are read, and reading stops at the `max_broken`th broken one (a hostile text
+    stays linear).
+
+    Returns:
+        The objects decoded and the broken ones; None when the text is something else
+        (it does not start with an object, or holds other text between objects).
+
+    Examples:
+        >>> text = '{"a": 1}\n{"b": }\n{"c": 3}'
+        >>> values, broken = object_sequence(text, limit=10, max_broken=4)
+        >>> values, [(k, str(e)) for k, e in broken]
+        ([{'a': 1}, {'c': 3}], [(2, 'invalid JSON: Expecting value at char 15')])
+    """
+    values: list[JsonValue] = []
+    broken: list[tuple[int, ValueError]] = []
+    pos, n = 0, len(text)
+    while len(values) + len(broken) < limit:
+        pos = skip_space(text, pos)
+        if pos >= n:
+            break
+        if text[pos] != "{":
+            return None
+        try:
+            value, pos = decode_at(text, pos)
+        except ValueError as exc:
+            broken.append((len(values) + len(broken) + 1, exc))
+            pos = text.find("\n{", pos)
+            if pos == -1 or len(broken) >= max_broken:
+                break
+            continue
+        values.append(value)
+        pos = skip_space(text, pos)
+        if text.startswith((";", ","), pos):
+            pos += 1
+    return values, broken
 
 
 def decode_sequence(text: str, separators: str) -> list[JsonValue]:

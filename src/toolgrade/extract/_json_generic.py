@@ -1,4 +1,4 @@
-"""Marker-less JSON calls: xLAM lists, ```json fenced blocks, bare JSON objects in text.
+"""Marker-less JSON calls: xLAM lists and bare JSON objects in text (fences: `_json_fenced`).
 
 Without a marker, JSON is only a call when it looks like one: a call object, that is an
 object with a string `name` and an `arguments` or `parameters` key (also LangChain's
@@ -28,27 +28,27 @@ from toolgrade._core.vocab import ARGUMENT_KEYS, NAME_KEYS, ToolCall
 from toolgrade.extract._build import Found
 from toolgrade.extract._common import (
     MAX_CALLS,
-    cap_error,
     decode_at,
     error_for,
     loads_fast,
-    skip_space,
 )
 from toolgrade.extract._json_scan import (
     SINGLE_INPUT,
     CallResult,
     call_from_object,
-    json_until,
     looks_like_call_text,
-    object_sequence,
 )
 from toolgrade.extract._types import ExtractContext, Extraction, ExtractionProblem, TextFormat
 
-__all__ = ["FORMATS", "GenericCalls", "fenced_blocks", "generic_calls", "reads_no_json"]
+__all__ = [
+    "FORMATS",
+    "GenericCalls",
+    "broken_block",
+    "fenced_blocks",
+    "generic_calls",
+    "reads_no_json",
+]
 
-_FENCE_LANGS = frozenset(
-    {"", "json", "jsonc", "json5", "tool_call", "tool_calls", "function_call", "functions"}
-)
 _MAX_FENCES = MAX_CALLS + 1
 """Fenced blocks read at most: reading one past the call cap shows it was hit."""
 _MAX_FAILED_DECODES = 16
@@ -214,7 +214,7 @@ def generic_calls(
     )
 
 
-def _broken(text: str, ctx: ExtractContext, where: str, exc: ValueError) -> Found:
+def broken_block(text: str, ctx: ExtractContext, where: str, exc: ValueError) -> Found:
     """An error for a whole reply or fenced block of broken JSON that meant a call."""
     found = Found()
     if looks_like_call_text(text[:_BROKEN_WINDOW], ctx, any_name=True):
@@ -232,89 +232,12 @@ def _xlam(text: str, ctx: ExtractContext) -> Extraction | None:
     try:
         value = loads_fast(body)
     except ValueError as exc:
-        return _broken(body, ctx, "xlam: JSON list", exc).result("xlam")
+        return broken_block(body, ctx, "xlam: JSON list", exc).result("xlam")
     where = "xlam: JSON list"
     read = generic_calls(value, ctx, whole=True, where=where) if isinstance(value, list) else None
     if read is None:
         return None
     return Extraction(calls=tuple(read.calls), format="xlam", errors=tuple(read.errors))
-
-
-class _FenceReader:
-    """Reads the JSON fenced blocks of one output into a `Found`."""
-
-    __slots__ = ("ctx", "found", "retries", "text")
-
-    def __init__(self, text: str, ctx: ExtractContext) -> None:
-        self.text = text
-        self.ctx = ctx
-        self.found = Found()
-        self.retries = 0
-
-    def block(self, body_start: int, end: int, where: str) -> int:
-        """Read the block whose body starts at `body_start`; return where its fence closes.
-
-        The body is cut at the first ```. When that cut leaves broken JSON and the JSON
-        read on past it ends right before a later fence, the first ``` was inside a
-        string (code in an argument), and the block runs to the later fence. Such retries
-        are bounded per output, so a hostile output stays linear.
-        """
-        text = self.text
-        body = text[body_start : end if end != -1 else len(text)].strip()
-        try:
-            value = loads_fast(body)
-        except ValueError as exc:
-            if self.several(body, where):
-                return end
-            read = None
-            if end != -1 and self.retries < _MAX_FAILED_DECODES:
-                self.retries += 1
-                read = json_until(text, skip_space(text, body_start), "```", max_values=1)
-            if read is None:
-                broken = _broken(body, self.ctx, where, exc)
-                self.found.add(broken.calls, broken.errors)
-                return end
-            value, end = read[0][0], read[1]
-        calls = generic_calls(value, self.ctx, whole=True, where=where)
-        if calls is not None:
-            self.found.add(calls.calls, calls.errors)
-        return end
-
-    def several(self, body: str, where: str) -> bool:
-        """Read a block of several call objects one after another.
-
-        A newline, `;` or `,` separates them; a broken one is a problem, the calls around
-        it still count (its failed decodes come out of the output's budget). False when
-        the block is not that: the caller reports it as one broken value.
-        """
-        budget = _MAX_FAILED_DECODES - self.retries
-        read = object_sequence(body, limit=MAX_CALLS, max_broken=budget) if budget > 0 else None
-        if read is None or not read[0] or len(read[0]) + len(read[1]) < 2:
-            return False
-        values, broken = read
-        self.retries += len(broken)
-        calls = generic_calls(values, self.ctx, whole=True, where=where)
-        if calls is None:
-            return False
-        errors = [*calls.errors, *(error_for(e, f"{where}, object #{k}") for k, e in broken)]
-        self.found.add(calls.calls, errors)
-        return True
-
-
-def _fenced_json(text: str, ctx: ExtractContext) -> Extraction | None:
-    reader = _FenceReader(text, ctx)
-    seen = 0
-
-    def read(lang: str, start: int, end: int) -> int:
-        nonlocal seen
-        seen += 1
-        if lang in _FENCE_LANGS and text.startswith(("{", "["), skip_space(text, start)):
-            return reader.block(start, end, f"fenced_json: block #{seen}")
-        return end
-
-    if len(fenced_blocks(text, end_of=read)) > MAX_CALLS:
-        reader.found.errors.append(cap_error())
-    return reader.found.result("fenced_json")
 
 
 def _whole_object(text: str, ctx: ExtractContext) -> Extraction | None:
@@ -392,13 +315,6 @@ FORMATS: list[TextFormat] = [
         (),
         _xlam,
         'Salesforce xLAM: the whole output is [{"name": ..., "arguments": ...}], bare or fenced',
-    ),
-    TextFormat(
-        "fenced_json",
-        "fenced",
-        ("```",),
-        _fenced_json,
-        "A ```json fenced block holding a call object or a list of calls",
     ),
     TextFormat(
         "json",

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from toolgrade._core.registry import Registry
 from toolgrade.errors import ConfigError
 from toolgrade.extract import (
+    _json_fenced,
     _json_formats,
     _json_generic,
     _pythonic,
@@ -133,6 +134,7 @@ _builtin: list[Format] = [
     *_token_formats.FORMATS,
     *_json_formats.FORMATS,
     *_json_generic.FORMATS,
+    *_json_fenced.FORMATS,
     *_pythonic.FORMATS,
 ]
 for _fmt in _builtin:

@@ -28,6 +28,7 @@ CALL = '{"name": "send_email", "arguments": {"to": "x"}}'
         (f"```json\n{CALL}\n```", "fenced_json"),
         (f"Sure.\n```\n{CALL}\n```\nDone.", "fenced_json"),
         (f"Sure.\n```tool_call\n{CALL}\n```", "fenced_json"),
+        (f"```python\n{CALL}\n```", "fenced_json"),  # wholly a call, whatever the fence says
         ({"role": "assistant", "content": CALL}, "json"),
     ],
 )
@@ -46,7 +47,7 @@ def test_call_or_prose_whole_call_with_unknown_name_is_call(output: object, fmt:
         f"You could call {CALL} if you had it.",
         f"As JSON: {CALL}",
         f"{CALL} is what it would look like.",
-        f"```python\n{CALL}\n```",
+        f"```python\nresult = {CALL}\n```",  # code that holds a call object
         '{"name": "send_email"}',
         '{"name": "send_email", "parameters": {"type": "object", "properties": {}}}',
         {"role": "assistant", "content": f"Quoting {CALL} only."},

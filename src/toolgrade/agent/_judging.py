@@ -35,7 +35,6 @@ from toolgrade.suite import (
     CallPattern,
     Case,
     Checks,
-    Conversation,
     Suite,
     ToolSpec,
     TrajectoryCheck,
@@ -129,7 +128,7 @@ def judge_trajectory(
         max_calls=max_calls,
         success=(),  # every check reported on its own: see above
     )
-    conversation = Conversation(
+    conversation = Case(
         id=_CONVERSATION_ID, turns=(Turn(user="", reply=expected_reply),), checks=checks
     )
     run = TurnRun(index=0, user="", steps=tuple(steps), reply=reply)

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from toolgrade.environments import TurnRun
     from toolgrade.extract import Extraction
     from toolgrade.results import CaseResult, Verdict
-    from toolgrade.suite import Case, Conversation, Suite, ToolSpec
+    from toolgrade.suite import Case, Suite, ToolSpec
 
 __all__ = [
     "CONVERSATION_GROUP",
@@ -83,7 +83,7 @@ class ConversationJudgeFn(Protocol):
     def __call__(
         self,
         suite: Suite,
-        conversation: Conversation,
+        conversation: Case,
         runs: Sequence[TurnRun],
         /,
         *,

@@ -23,6 +23,32 @@ def test_plugin_fixture_passes_without_import(pytester: pytest.Pytester) -> None
     pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
 
 
+def test_plugin_trajectory_fixture_passes_and_fails_without_import(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        """
+        RUN = [
+            {"role": "user", "content": "Fix the typo in a.md"},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "c1", "type": "function",
+                 "function": {"name": "read_file", "arguments": '{"path": "a.md"}'}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": "teh"},
+            {"role": "assistant", "content": "Done."},
+        ]
+
+        def test_reads_first(assert_trajectory):
+            assert_trajectory(RUN, [{"name": "read_file", "arguments": {"path": "a.md"}}])
+
+        def test_must_not_read(assert_trajectory):
+            assert_trajectory(RUN, [], forbidden=[{"name": "read_file"}])
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1)
+    assert "forbidden call read_file" in result.stdout.str()
+
+
 def test_plugin_failure_output_shows_readable_diff(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         """

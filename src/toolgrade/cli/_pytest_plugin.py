@@ -2,7 +2,8 @@
 
 Gives every test session, with no import:
 
-- the fixture `assert_tool_calls`: the function `toolgrade.assert_tool_calls`;
+- the fixtures `assert_tool_calls` and `assert_trajectory`: the functions
+  `toolgrade.assert_tool_calls` and `toolgrade.assert_trajectory`;
 - the marker `@pytest.mark.toolgrade(suite=..., model=..., min_accuracy=...)` with the
   fixture `toolgrade_suite`, which runs the suite (or a selection of it) through a
   backend as one test and fails with the report's failure list below the bound.
@@ -61,6 +62,14 @@ def pytest_configure(config: pytest.Config) -> None:
 def assert_tool_calls() -> Callable[..., Any]:
     """`toolgrade.assert_tool_calls`, with no import needed."""
     from toolgrade.agent import assert_tool_calls as check
+
+    return check
+
+
+@pytest.fixture
+def assert_trajectory() -> Callable[..., Any]:
+    """`toolgrade.assert_trajectory`, with no import needed."""
+    from toolgrade.agent import assert_trajectory as check
 
     return check
 

@@ -25,6 +25,7 @@ __all__ = [
     "ToolCall",
     "as_call",
     "as_calls",
+    "call_at",
     "new_tuple",
     "read_calls",
 ]
@@ -138,3 +139,13 @@ def as_calls(values: object, *, side: str = "calls") -> tuple[ToolCall, ...]:
     """
     calls = read_calls(values, side)
     return tuple(calls.call(i) for i in range(len(calls.names)))
+
+
+def call_at(calls: Sequence[ToolCall], index: int | None) -> ToolCall | None:
+    """The call at `index`, or None (no index, or one out of range).
+
+    Examples:
+        >>> call_at((ToolCall(name="a"),), 0).name, call_at((), 0), call_at((), None)
+        ('a', None, None)
+    """
+    return calls[index] if index is not None and 0 <= index < len(calls) else None

@@ -16,6 +16,7 @@ import json
 from functools import partial
 
 from toolgrade._core.json_data import JsonValue
+from toolgrade._core.toolcall import call_at
 from toolgrade._core.transcript import Exchange, FailureCause, TurnResult
 from toolgrade._core.trusted import construct_trusted
 from toolgrade._core.verdict import Verdict
@@ -245,30 +246,27 @@ def _calls_message(
     """
     status = judged.status
     if status == Status.UNEXPECTED_CALL:
-        return f"no call expected, got {_described(_at(calls, 0), 'a call')}"
+        return f"no call expected, got {_described(call_at(calls, 0), 'a call')}"
     if status == Status.EXTRA_CALLS:
         extra = next((p.actual_index for p in judged.pairs if p.verdict == "extra"), None)
-        return f"extra call {_described(_at(calls, extra), 'made')}"
+        return f"extra call {_described(call_at(calls, extra), 'made')}"
     if status == Status.MISSED_CALL:
-        missed = [_at(expected, p.expected_index) for p in judged.pairs if p.verdict == "missed"]
+        missed = (
+            call_at(expected, p.expected_index) for p in judged.pairs if p.verdict == "missed"
+        )
         names = ", ".join(c.name for c in missed if c is not None)
         return f"{names or 'an expected call'} not called"
     if status == Status.WRONG_TOOL:
         pair = next((p for p in judged.pairs if p.verdict == "wrong_tool"), None)
         if pair is None:
             return "a call of the wrong tool"
-        want, got = _at(expected, pair.expected_index), _at(calls, pair.actual_index)
+        want, got = call_at(expected, pair.expected_index), call_at(calls, pair.actual_index)
         return f"expected {want.name if want else '?'}, got {got.name if got else '?'}"
     details = judged.details
-    named = _at(expected, details[0].call) if details else None
+    named = call_at(expected, details[0].call) if details else None
     first = details[0].describe() if details else "arguments differ"
     more = f" (and {len(details) - 1} more)" if len(details) > 1 else ""
     return f"{named.name}: {first}{more}" if named else first + more
-
-
-def _at(items: tuple[ToolCall, ...], index: int | None) -> ToolCall | None:
-    """The item at `index`, or None (no index, or one out of range)."""
-    return items[index] if index is not None and 0 <= index < len(items) else None
 
 
 def _described(call: ToolCall | None, otherwise: str) -> str:

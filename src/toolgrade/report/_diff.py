@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from toolgrade._core.toolcall import call_at
 from toolgrade._core.transcript import ConversationRecord, TurnResult
 from toolgrade._core.vocab import Mismatch, ToolCall
 from toolgrade.report._plain import clip, json_text
@@ -142,8 +143,8 @@ def _turn_views(turn: TurnResult) -> list[PairView]:
         return [PairView(None, c.name, "unchecked", _rows(None, c, set()), number) for c in calls]
     views = []
     for p in turn.pairs:
-        exp = _at(turn.expected, p.expected_index)
-        act = _at(calls, p.actual_index)
+        exp = call_at(turn.expected, p.expected_index)
+        act = call_at(calls, p.actual_index)
         flagged = _flagged(p.details) if p.verdict == "wrong_args" else set()
         views.append(
             PairView(
@@ -155,7 +156,3 @@ def _turn_views(turn: TurnResult) -> list[PairView]:
             )
         )
     return views
-
-
-def _at(calls: Sequence[ToolCall], index: int | None) -> ToolCall | None:
-    return calls[index] if index is not None and 0 <= index < len(calls) else None

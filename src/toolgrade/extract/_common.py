@@ -21,6 +21,7 @@ __all__ = [
     "JSON_DECODER",
     "MAX_CALLS",
     "MAX_DEPTH",
+    "MAX_FAILED_DECODES",
     "MAX_INT_DIGITS",
     "INT_LIMIT",
     "MAX_OUTPUT_CHARS",
@@ -44,6 +45,10 @@ MAX_OUTPUT_CHARS = 1_000_000
 """Outputs longer than this are refused (`too_large`) before any parsing."""
 MAX_DEPTH = 100
 """JSON nested deeper than this is refused (`too_deep`)."""
+MAX_FAILED_DECODES = 16
+"""JSON bodies of one output a reader may fail to decode before it reads the rest as
+plain text, or stops: each failed decode may scan far, so this keeps a 1 MB hostile
+output linear (docs/extraction.md)."""
 MAX_CALLS = 256
 """Calls kept per output, in every format: the first `MAX_CALLS` are kept, and a
 `parse_error` says the cap was hit. No model answers with more; hostile output does."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 from toolgrade.extract._build import Found
 from toolgrade.extract._common import (
     MAX_CALLS,
+    MAX_FAILED_DECODES,
     cap_error,
     error_for,
     loads_fast,
@@ -25,8 +26,6 @@ __all__ = ["FORMATS"]
 _FENCE_LANGS = frozenset(
     {"", "json", "jsonc", "json5", "tool_call", "tool_calls", "function_call", "functions"}
 )
-_MAX_FAILED_DECODES = 16
-"""Blocks of one output that may fail to decode before they are reported as broken."""
 
 
 class _FenceReader:
@@ -56,7 +55,7 @@ class _FenceReader:
             if self.several(body, where):
                 return end
             read = None
-            if end != -1 and self.retries < _MAX_FAILED_DECODES:
+            if end != -1 and self.retries < MAX_FAILED_DECODES:
                 self.retries += 1
                 read = json_until(text, skip_space(text, body_start), "```", max_values=1)
             if read is None:
@@ -92,7 +91,7 @@ class _FenceReader:
         it still count (its failed decodes come out of the output's budget). False when
         the block is not that: the caller reports it as one broken value.
         """
-        budget = _MAX_FAILED_DECODES - self.retries
+        budget = MAX_FAILED_DECODES - self.retries
         read = object_sequence(body, limit=MAX_CALLS, max_broken=budget) if budget > 0 else None
         if read is None or not read[0] or len(read[0]) + len(read[1]) < 2:
             return False

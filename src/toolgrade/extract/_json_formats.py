@@ -16,6 +16,7 @@ from toolgrade._core.json_data import JsonValue
 from toolgrade.extract._build import Found
 from toolgrade.extract._common import (
     MAX_CALLS,
+    MAX_FAILED_DECODES,
     cap_error,
     decode_at,
     error_for,
@@ -37,8 +38,6 @@ _MAX_BLOCKS = MAX_CALLS + 1
 """Blocks of one output read at most: reading one past the cap shows it was hit."""
 _MAX_VALUES = 64
 """JSON values read from one tag body at most."""
-_MAX_FAILED_DECODES = 16
-"""Bodies that fail to read as JSON before the rest are read as plain text only."""
 
 
 def tagged_blocks(text: str, open_tag: str, close_tag: str) -> list[tuple[str, bool]]:
@@ -83,7 +82,7 @@ def json_tagged_blocks(text: str, open_tag: str, close_tag: str, *, lead: str = 
     objects in one `<tool_call>`) are all returned. A body that does not read that way
     (broken JSON, other text after a value, no closing tag) is cut at the first closing
     tag as by `tagged_blocks`, with values None, so its problem is reported as before.
-    After `_MAX_FAILED_DECODES` such bodies, the rest are cut without decoding: a decode
+    After `MAX_FAILED_DECODES` such bodies, the rest are cut without decoding: a decode
     may run far past the closing tag before failing, and that must not repeat.
     """
     blocks: list[Block] = []
@@ -95,7 +94,7 @@ def json_tagged_blocks(text: str, open_tag: str, close_tag: str, *, lead: str = 
         first = skip_space(text, start)
         if lead and text.startswith(lead, first):
             first = skip_space(text, first + len(lead))
-        if failures < _MAX_FAILED_DECODES and text.startswith(("{", "["), first):
+        if failures < MAX_FAILED_DECODES and text.startswith(("{", "["), first):
             read = json_until(text, first, close_tag, max_values=_MAX_VALUES)
             if read is not None:
                 blocks.append((text[start : read[1]], True, read[0]))

@@ -15,6 +15,7 @@ from toolgrade._core.json_data import JsonValue
 from toolgrade.extract._build import Found
 from toolgrade.extract._common import (
     MAX_CALLS,
+    MAX_FAILED_DECODES,
     cap_error,
     decode_at,
     error_for,
@@ -28,8 +29,6 @@ __all__ = ["FORMATS"]
 
 _MAX_BLOCKS = MAX_CALLS + 1
 """Calls of one output read at most: reading one past the cap shows it was hit."""
-_MAX_FAILED_DECODES = 16
-"""Calls whose arguments fail to decode before the rest of the output is left unread."""
 
 
 def _add_call(found: Found, name: str, arguments: JsonValue, where: str) -> None:
@@ -96,7 +95,7 @@ def _functionary_v31(text: str, ctx: ExtractContext) -> Extraction | None:
         except ValueError as exc:
             found.errors.append(error_for(exc, where))
             failures += 1
-            if failures >= _MAX_FAILED_DECODES:
+            if failures >= MAX_FAILED_DECODES:
                 break
             continue
         pos = after = skip_space(text, end)

@@ -28,6 +28,7 @@ from toolgrade._core.vocab import ARGUMENT_KEYS, NAME_KEYS, ToolCall
 from toolgrade.extract._build import Found
 from toolgrade.extract._common import (
     MAX_CALLS,
+    MAX_FAILED_DECODES,
     decode_at,
     error_for,
     loads_fast,
@@ -51,8 +52,6 @@ __all__ = [
 
 _MAX_FENCES = MAX_CALLS + 1
 """Fenced blocks read at most: reading one past the call cap shows it was hit."""
-_MAX_FAILED_DECODES = 16
-"""Candidates that fail to decode before a bare scan gives up (bounds hostile input)."""
 _BROKEN_WINDOW = 4096
 _ANY_TOOLS = ExtractContext()
 _WRAPPER_KEYS = ("tool_calls", "function_call", "tool_call", "calls")
@@ -281,7 +280,7 @@ def _bare_json(text: str, ctx: ExtractContext) -> Extraction | None:
             if not in_broken_list and looks_like_call_text(window, ctx):
                 found.errors.append(error_for(exc, f"json: call at char {start}"))
                 in_broken_list = text[start] == "["
-            if failures >= _MAX_FAILED_DECODES:
+            if failures >= MAX_FAILED_DECODES:
                 break
             continue
         consumed = end

@@ -8,7 +8,13 @@ from __future__ import annotations
 
 from toolgrade._core.json_data import JsonValue
 from toolgrade.extract._build import Finder, Found, is_tool_name
-from toolgrade.extract._common import decode_at, error_for, loads_fast, skip_space
+from toolgrade.extract._common import (
+    MAX_FAILED_DECODES,
+    decode_at,
+    error_for,
+    loads_fast,
+    skip_space,
+)
 from toolgrade.extract._json_scan import json_until
 from toolgrade.extract._types import ExtractContext, Extraction, TextFormat
 
@@ -24,8 +30,6 @@ __all__ = [
 
 _MAX_VALUES = 64
 """JSON values read from one tag body at most."""
-_MAX_FAILED_DECODES = 16
-"""Bodies that fail to read as JSON before the rest are cut at the closing tag unread."""
 
 
 def json_list(body: str, found: Found, ctx: ExtractContext, *, where: str) -> None:
@@ -94,7 +98,7 @@ def _tagged(
     pos = failures = 0
     while (start := finder.find(opening, pos)) != -1 and not found.full:
         body_start = start + len(opening)
-        if failures < _MAX_FAILED_DECODES:
+        if failures < MAX_FAILED_DECODES:
             # Decoded first, so a closing tag inside a JSON string stays text.
             first = skip_space(text, body_start)
             read = json_until(text, first, closing, max_values=_MAX_VALUES if several else 1)

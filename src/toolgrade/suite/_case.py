@@ -125,9 +125,7 @@ class Case(BaseModel):
         if not (isinstance(data, Mapping) and "prompt" in data):
             return handler(data)
         # Validated in its own shape (its errors name its own keys), then built as is.
-        written = PromptCase.model_validate(data)
-        fields = {k: getattr(written, k) for k in _CASE_KEYS}
-        case = handler({**fields, "turns": (_one_turn(written),)})
+        case = handler(_prompt_fields(PromptCase.model_validate(data)))
         case._single = True
         return case
 
@@ -252,9 +250,9 @@ Conversation = Case
 """The same class as `Case`: a case is a conversation of one or more turns."""
 
 
-def _one_turn(written: PromptCase) -> Turn:
-    """The one turn of a case written as one prompt: one reply, judged by `judge`."""
-    return _build_turn(
+def _prompt_fields(written: PromptCase) -> dict[str, Any]:
+    """A case written as one prompt's fields: its own, and its one turn of one reply."""
+    turn = _build_turn(
         {
             "user": written.prompt,
             "expected": written.expected,
@@ -266,6 +264,9 @@ def _one_turn(written: PromptCase) -> Turn:
             "any_call": written.any_call,
         }
     )
+    fields = {k: getattr(written, k) for k in _CASE_KEYS}
+    fields["turns"] = (turn,)
+    return fields
 
 
 _NO_CHECKS = Checks()
@@ -284,10 +285,8 @@ def read_case(data: Any, handler: ValidatorFunctionWrapHandler) -> Case:
     """
     if not (isinstance(data, Mapping) and "prompt" in data):
         return handler(data)  # type: ignore[no-any-return]
-    written = PromptCase.model_validate(data)
-    values: dict[str, Any] = {k: getattr(written, k) for k in _CASE_KEYS}
+    values = _prompt_fields(PromptCase.model_validate(data))
     values.update(
-        turns=(_one_turn(written),),
         environment=None,
         state=None,
         initial_state={},

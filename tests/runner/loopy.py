@@ -21,6 +21,18 @@ SPIN_LIMIT = 20.0
 """Seconds the fake runaway spins at most (the tests expect far less)."""
 
 
+def spin(stopped: threading.Event, seconds: float = SPIN_LIMIT) -> str:
+    """Loop in Python for `seconds` (a runaway); set `stopped` if something stops it."""
+    deadline = time.monotonic() + seconds
+    try:
+        while time.monotonic() < deadline:
+            pass
+    except BaseException:
+        stopped.set()
+        raise
+    return "finished"
+
+
 def write_suite(folder: Path, *, n: int = 4) -> Path:
     """A suite of `n` cases `T-0`... that each expect `read_file(path="<i>.txt")`."""
     data = {
@@ -73,13 +85,7 @@ class Spinner:
             self.started.set()
             if self.marker is not None:
                 self.marker.write_text("spinning", encoding="utf-8")
-            deadline = time.monotonic() + SPIN_LIMIT
-            try:
-                while time.monotonic() < deadline:
-                    pass
-            except BaseException:
-                self.stopped.set()
-                raise
+            spin(self.stopped)
         return extract_calls(raw, **kwargs)
 
 

@@ -17,24 +17,13 @@ from toolgrade._core.threads import BoundedPool
 from toolgrade.store._folder import RunFolder
 
 
-def _spin(seconds: float, stopped: threading.Event) -> str:
-    deadline = time.monotonic() + seconds
-    try:
-        while time.monotonic() < deadline:
-            pass
-    except BaseException:
-        stopped.set()
-        raise
-    return "finished"
-
-
 def test_pool_overrun_raises_timeout_and_stops_the_thread() -> None:
     pool = BoundedPool(max_workers=1)
     stopped = threading.Event()
 
     async def go() -> None:
         with pytest.raises(TimeoutError):
-            await pool.call(lambda: _spin(loopy.SPIN_LIMIT, stopped), timeout=0.2)
+            await pool.call(lambda: loopy.spin(stopped), timeout=0.2)
         # The replacement worker serves the next call at once.
         assert await pool.call(lambda: 6 * 7, timeout=1.0) == 42
 
@@ -50,9 +39,7 @@ def test_pool_cancelled_caller_stops_the_thread() -> None:
     stopped = threading.Event()
 
     async def go() -> None:
-        task = asyncio.ensure_future(
-            pool.call(lambda: _spin(loopy.SPIN_LIMIT, stopped), timeout=60)
-        )
+        task = asyncio.ensure_future(pool.call(lambda: loopy.spin(stopped), timeout=60))
         await asyncio.sleep(0.1)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
@@ -72,7 +59,7 @@ def test_pool_passes_errors_and_values_through() -> None:
         pool.call_sync(boom, timeout=1.0)
     assert pool.call_sync(lambda: "ok", timeout=1.0) == "ok"
     with pytest.raises(TimeoutError):
-        pool.call_sync(lambda: _spin(loopy.SPIN_LIMIT, threading.Event()), timeout=0.2)
+        pool.call_sync(lambda: loopy.spin(threading.Event()), timeout=0.2)
 
 
 def _replay_run(tmp_path: Path, *, timeout: float, looping: tuple[int, ...] = (2,)) -> tuple:
@@ -110,7 +97,7 @@ def test_looping_judge_becomes_an_error(tmp_path: Path, monkeypatch: pytest.Monk
 
     def judge(case, extraction, **kwargs):  # type: ignore[no-untyped-def]
         if case.id == "T-1":
-            _spin(loopy.SPIN_LIMIT, stopped)
+            loopy.spin(stopped)
         return real(case, extraction, **kwargs)
 
     monkeypatch.setattr(verdicts, "judge", judge)

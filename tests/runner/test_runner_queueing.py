@@ -21,17 +21,6 @@ from runner import loopy
 from toolgrade._core.threads import BoundedPool
 
 
-def _spin(stopped: threading.Event) -> str:
-    deadline = time.monotonic() + loopy.SPIN_LIMIT
-    try:
-        while time.monotonic() < deadline:
-            pass
-    except BaseException:
-        stopped.set()
-        raise
-    return "finished"
-
-
 async def _timed(work: Awaitable[str]) -> tuple[str, float]:
     value = await work
     return value, time.monotonic()
@@ -48,7 +37,7 @@ def test_pool_second_call_gets_its_own_worker_beside_an_idle_one() -> None:
         await asyncio.sleep(0.05)  # the worker is back, idle
         started = time.monotonic()
         slow, quick = await asyncio.gather(
-            pool.call(lambda: _spin(stopped), timeout=1.0),
+            pool.call(lambda: loopy.spin(stopped), timeout=1.0),
             _timed(pool.call(lambda: "quick", timeout=1.0)),
             return_exceptions=True,
         )
@@ -69,7 +58,7 @@ def test_pool_queued_call_is_timed_from_when_it_starts() -> None:
     stopped = threading.Event()
 
     async def go() -> tuple[str, BaseException | None]:
-        slow = asyncio.ensure_future(pool.call(lambda: _spin(stopped), timeout=0.6))
+        slow = asyncio.ensure_future(pool.call(lambda: loopy.spin(stopped), timeout=0.6))
         await asyncio.sleep(0)
         quick = await pool.call(lambda: "quick", timeout=0.3)
         try:
@@ -91,7 +80,7 @@ def test_pool_call_sync_queued_call_is_timed_from_when_it_starts() -> None:
 
     def hold() -> None:
         try:
-            pool.call_sync(lambda: _spin(stopped), timeout=0.6)
+            pool.call_sync(lambda: loopy.spin(stopped), timeout=0.6)
         except TimeoutError as exc:
             outcome.append(exc)
 

@@ -19,25 +19,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from loopy import spin  # this folder: the script runs as a file
+
 from toolgrade._core.threads import BoundedPool
-
-SPIN_LIMIT = 20.0
-"""Seconds a runaway spins at most (the parent expects far less)."""
-
-
-def _spin_until(deadline: float, stopped: threading.Event) -> str:
-    try:
-        while time.monotonic() < deadline:
-            pass
-    except BaseException:
-        stopped.set()
-        raise
-    return "finished"
 
 
 def spinner(stopped: threading.Event) -> Callable[[], str]:
     """A call that loops in Python until it is stopped."""
-    return lambda: _spin_until(time.monotonic() + SPIN_LIMIT, stopped)
+    return lambda: spin(stopped)
 
 
 def sleeper(stopped: threading.Event, seconds: float) -> Callable[[], str]:
@@ -49,7 +38,7 @@ def sleeper(stopped: threading.Event, seconds: float) -> Callable[[], str]:
         except BaseException:
             stopped.set()
             raise
-        return _spin_until(time.monotonic() + SPIN_LIMIT, stopped)
+        return spin(stopped)
 
     return call
 

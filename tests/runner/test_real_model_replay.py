@@ -127,5 +127,5 @@ def test_real_replay_accuracy_per_mode(runs: dict[str, toolgrade.RunResult]) -> 
     correct = {
         mode: Counter(str(r.status) for r in runs[mode].results)["correct"] for mode in MODES
     }
-    assert correct == {"native": 23, "prompt": 29}
+    assert correct == {"native": 23, "prompt": 28}
     assert {mode: len(runs[mode].results) for mode in MODES} == {"native": 85, "prompt": 85}

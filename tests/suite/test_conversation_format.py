@@ -25,9 +25,12 @@ ROOT = Path(__file__).parents[2]
 DATA = ROOT / "tests" / "data" / "suite"
 
 # Hashes of version 1 suites computed by toolgrade before schema_version 2 existed
-# (commit 18f6fe1): the new format must not change how an old suite hashes.
+# (commit 18f6fe1): the new format must not change how an old suite hashes. The built-in
+# coding-agent suite at that commit (version 1.1) is kept as a file for it.
 V1_HASHES = {
-    "coding-agent": "sha256:341987db46e4f4383ebd00501f99ae16d9adef7bfbab3234676581296f42addf",
+    str(DATA / "valid" / "coding-agent-1.1.json"): (
+        "sha256:341987db46e4f4383ebd00501f99ae16d9adef7bfbab3234676581296f42addf"
+    ),
     str(ROOT / "examples" / "custom-suite.json"): (
         "sha256:4e7ea9d818bf6c069923e1603e1c9d26538679e47c0bbdc305404b89e1a7b29d"
     ),

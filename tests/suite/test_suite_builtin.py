@@ -28,7 +28,7 @@ def _verdict(case: Case, calls: list[dict[str, object]] | tuple[ToolCall, ...]) 
 
 
 def test_builtin_identity_and_counts() -> None:
-    assert (SUITE.name, SUITE.version, SUITE.schema_version) == ("coding-agent", "1.1", 1)
+    assert (SUITE.name, SUITE.version, SUITE.schema_version) == ("coding-agent", "1.2", 1)
     counts = Counter(c.category for c in SUITE.cases)
     assert len(SUITE.cases) >= 60
     assert counts["simple"] >= 20 and counts["complex"] >= 20 and counts["edge"] >= 15

@@ -17,7 +17,7 @@ runner = CliRunner()
 def test_cli_suite_list_shows_builtin() -> None:
     result = runner.invoke(app, ["suite", "list"])
     assert result.exit_code == 0
-    assert result.output.startswith("coding-agent  v1.1  ")
+    assert result.output.startswith("coding-agent  v1.2  ")
     rows = json.loads(runner.invoke(app, ["suite", "list", "--json"]).output)
     assert rows[0]["name"] == "coding-agent" and rows[0]["cases"] >= 60
 

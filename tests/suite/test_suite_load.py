@@ -46,7 +46,7 @@ def test_load_suite_string_path_same_as_path_object() -> None:
 
 def test_load_suite_builtin_name_loads_package_data() -> None:
     suite = load_suite("coding-agent")
-    assert suite.name == "coding-agent" and suite.version == "1.1"
+    assert suite.name == "coding-agent" and suite.version == "1.2"
     assert "coding-agent" in toolgrade.builtin_suite_names()
 
 

@@ -6,7 +6,6 @@ Each matcher reports through the comparison that reached it (the `_Walker` of
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias
@@ -20,6 +19,7 @@ from toolgrade.match._matchers import (
     find_matcher,
     parse_matcher,
 )
+from toolgrade.match._reasons import EXPECTS_LEFT_OUT, shown, type_phrase
 from toolgrade.match._regex import compiled
 from toolgrade.match._unordered import unordered_problem
 
@@ -121,8 +121,8 @@ def evaluate(
 
 
 def eval_absent(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Problem | None:
-    """`$absent` with a value present."""
-    return ("unexpected", "the argument should be absent")
+    """`$absent` with a value present (a schema violation of it is added by the judge)."""
+    return ("unexpected", f"{shown(actual)} given where {EXPECTS_LEFT_OUT}")
 
 
 def eval_present(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Problem | None:
@@ -150,12 +150,7 @@ def eval_not(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Problem 
     """`$not`: the operand (a value or a matcher) does not match."""
     if ctx.walker.trial(matcher.operand, actual, ctx.path, schema=ctx.schema, name=ctx.name):
         return None
-    return ("value", f"matches {_shown(matcher.operand)}, which it must not")
-
-
-def _shown(value: JsonValue) -> str:
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return ("value", f"matches {shown(matcher.operand, 60)}, which it must not")
 
 
 def eval_unordered(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Problem | None:
@@ -171,7 +166,9 @@ def eval_unordered(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Pr
 def eval_type(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Problem | None:
     """`$type`: JSON Schema's type test."""
     op = matcher.operand
-    return None if type_matches(str(op), actual) else ("type", f"not of type {op}")
+    if type_matches(str(op), actual):
+        return None
+    return ("type", f"{shown(actual)} is not {type_phrase(str(op))}")
 
 
 def eval_approx(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Problem | None:
@@ -201,7 +198,7 @@ def _any_of(
 
 def _approx(matcher: Matcher, actual: JsonValue) -> _Problem | None:
     if isinstance(actual, bool) or not isinstance(actual, int | float):
-        return ("type", "expected a number")
+        return ("type", f"{shown(actual)} is not a number")
     target = matcher.operand
     if not isinstance(target, int | float):
         return ("value", "malformed $approx")
@@ -232,7 +229,7 @@ def _text(
     name: str | None,
 ) -> _Problem | None:
     if not isinstance(actual, str):
-        return ("type", "expected a string")
+        return ("type", f"{shown(actual)} is not a string")
     op = str(matcher.operand)
     text = walker.text(actual, schema, name) if walker.options.semantic else actual
     if matcher.name == "$regex":

@@ -49,8 +49,15 @@ class MatchContext:
     """The argument's name."""
 
 
-def accepts_absent(matcher: Matcher, _depth: int = 0) -> bool:
+def accepts_absent(matcher: Matcher, _depth: int = 0, *, null_too: bool = False) -> bool:
     """Whether a matcher is met by an argument that is not there at all.
+
+    Args:
+        matcher: the matcher.
+        null_too: a `null` for this argument is read as it being left out
+            (docs/matching.md), so a matcher that names null (`{"$type": "null"}`,
+            `{"$literal": null}`, a `null` among `$any_of`'s alternatives) accepts
+            leaving it out too, and `{"$not": null}` demands it.
 
     Raises:
         MatcherError: matchers nested deeper than `MAX_MATCHER_DEPTH`.
@@ -60,19 +67,31 @@ def accepts_absent(matcher: Matcher, _depth: int = 0) -> bool:
     spec = find_matcher(matcher.name)
     if spec is None:
         return False
-    if spec.absent:
+    if spec.absent or (null_too and _names_null(matcher)):
         return True
+    operand = matcher.operand
     if spec.nested == "negated":
         # The reverse of the operand's verdict on a missing argument: `{"$not": "w"}`
         # accepts leaving it out, `{"$not": {"$absent": true}}` demands it.
-        inner = parse_matcher(matcher.operand) if isinstance(matcher.operand, dict) else None
-        return inner is None or not accepts_absent(inner, _depth + 1)
-    if spec.nested == "alternatives" and isinstance(matcher.operand, list):
-        for alternative in matcher.operand:
+        if null_too and operand is None:
+            return False
+        inner = parse_matcher(operand) if isinstance(operand, dict) else None
+        return inner is None or not accepts_absent(inner, _depth + 1, null_too=null_too)
+    if spec.nested == "alternatives" and isinstance(operand, list):
+        for alternative in operand:
+            if null_too and alternative is None:
+                return True
             inner = parse_matcher(alternative) if isinstance(alternative, dict) else None
-            if inner is not None and accepts_absent(inner, _depth + 1):
+            if inner is not None and accepts_absent(inner, _depth + 1, null_too=null_too):
                 return True
     return False
+
+
+def _names_null(matcher: Matcher) -> bool:
+    """`{"$type": "null"}` or `{"$literal": null}`: the matchers that accept null only."""
+    if matcher.name == "$type":
+        return matcher.operand == "null"
+    return matcher.name == "$literal" and matcher.operand is None
 
 
 def type_matches(type_name: str, value: JsonValue) -> bool:

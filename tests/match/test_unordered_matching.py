@@ -14,6 +14,8 @@ from toolgrade.match import compare_values
 from toolgrade.match._values import SEMANTIC, MatchOptions, _Walker
 
 STRICT = MatchOptions(strict=True, semantic=True, matchers=True)
+NULL_ABSENT = MatchOptions(semantic=True, matchers=True, null_is_absent=True)
+STRICT_NULL_ABSENT = MatchOptions(strict=True, semantic=True, matchers=True, null_is_absent=True)
 
 
 def _judge(items: list[Any], actual: Any, **kwargs: Any) -> list[Any]:
@@ -102,10 +104,27 @@ def test_unordered_reads_items_as_the_comparison_does() -> None:
     assert _judge(["a", " b"], [" b", "a"], schema=prefixed) == []
 
 
-def _brute_force(items: list[Any], actual: list[Any], options: MatchOptions) -> bool:
+def test_unordered_reads_null_members_as_the_comparison_does() -> None:
+    nullable = {"type": "object", "properties": {"n": {"type": ["integer", "null"]}}}
+    schema = {"type": "array", "items": nullable}
+    assert _judge([{"k": 1}], [{"k": 1, "n": None}], schema=schema) == []
+    assert _judge([{"k": 1, "n": None}], [{"k": 1}], schema=schema) == []
+    assert _judge([{"k": 1, "n": 2}], [{"k": 1, "n": None}], schema=schema) != []
+    strict = {"$unordered": [{"k": 1}]}
+    assert compare_values(strict, [{"k": 1, "n": None}], options=STRICT, schema=schema) == []
+    assert compare_values(strict, [{"k": 1, "m": None}], options=STRICT, schema=schema) != []
+    assert compare_values(strict, [{"k": 1, "m": None}], options=STRICT_NULL_ABSENT) == []
+    defaulted = {"type": "object", "properties": {"n": {"type": ["integer", "null"], "default": 3}}}
+    assert _judge([{"n": 3}], [{"n": None}], schema={"type": "array", "items": defaulted}) == []
+
+
+def _brute_force(
+    items: list[Any], actual: list[Any], options: MatchOptions, schema: Any = None
+) -> bool:
     for order in itertools.permutations(actual):
         if all(
-            not compare_values(e, a, options=options) for e, a in zip(items, order, strict=True)
+            not compare_values(e, a, options=options, schema=schema)
+            for e, a in zip(items, order, strict=True)
         ):
             return True
     return False
@@ -122,8 +141,16 @@ values = st.recursive(
 matchers = st.one_of(
     st.builds(lambda v: {"$not": v}, values),
     st.builds(lambda a, b: {"$any_of": [a, b]}, values, values),
-    st.sampled_from([{"$type": "string"}, {"$type": "object"}, {"$present": True}]),
+    st.sampled_from(
+        [{"$type": "string"}, {"$type": "object"}, {"$type": "null"}, {"$present": True}]
+    ),
 )
+
+
+# Items read through a schema: `x` allows null and has a default, `y` has a default only.
+ITEM_SCHEMA = {
+    "properties": {"x": {"type": ["string", "null"], "default": "a"}, "y": {"default": 1}}
+}
 
 
 @settings(max_examples=300, deadline=None)
@@ -133,10 +160,13 @@ matchers = st.one_of(
             st.just(items), st.lists(values, min_size=len(items), max_size=len(items))
         )
     ),
-    st.booleans(),
+    st.sampled_from([SEMANTIC, STRICT, NULL_ABSENT, STRICT_NULL_ABSENT]),
+    st.sampled_from([None, ITEM_SCHEMA]),
 )
-def test_unordered_agrees_with_trying_every_order(case: Any, strict: bool) -> None:
+def test_unordered_agrees_with_trying_every_order(
+    case: Any, options: MatchOptions, item_schema: Any
+) -> None:
     items, actual = case
-    options = STRICT if strict else SEMANTIC
-    found = compare_values({"$unordered": items}, actual, options=options)
-    assert (found == []) == _brute_force(items, actual, options)
+    schema = None if item_schema is None else {"items": item_schema}
+    found = compare_values({"$unordered": items}, actual, options=options, schema=schema)
+    assert (found == []) == _brute_force(items, actual, options, item_schema)

@@ -153,6 +153,7 @@ def judge_trajectory(
             schemas={n: t.parameters for n, t in by_name.items()},
             offered=None,
             trim=suite.defaults.trim_strings,
+            null_is_absent=suite.defaults.null_is_absent,
         )
         differences = tuple((i, j, tuple(judge_.compare(reference[i], j))) for i, j in near.items())
         # Each call's index stands in the step's place, to find the call again.

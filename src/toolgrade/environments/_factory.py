@@ -122,5 +122,5 @@ def environment_factory(
             case_id=conversation.id,
         )
     scripted = spec
-    trim = suite.defaults.trim_strings
-    return lambda state: ScriptedToolEnvironment(scripted, state, trim=trim)
+    trim, null = suite.defaults.trim_strings, suite.defaults.null_is_absent
+    return lambda state: ScriptedToolEnvironment(scripted, state, trim=trim, null_is_absent=null)

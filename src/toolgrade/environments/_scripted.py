@@ -113,7 +113,12 @@ class ScriptedToolEnvironment:
     __slots__ = ("_options", "_spec", "_state")
 
     def __init__(
-        self, spec: ScriptedEnvironment, initial_state: JsonObject, *, trim: bool = True
+        self,
+        spec: ScriptedEnvironment,
+        initial_state: JsonObject,
+        *,
+        trim: bool = True,
+        null_is_absent: bool = False,
     ) -> None:
         """Start from a copy of `initial_state`.
 
@@ -122,10 +127,14 @@ class ScriptedToolEnvironment:
             initial_state: the state at the start (copied).
             trim: ignore the surrounding whitespace of strings when matching arguments
                 (the suite's `defaults.trim_strings`).
+            null_is_absent: read every `null` argument as left out (the suite's
+                `defaults.null_is_absent`).
         """
         self._spec = spec
         self._state: JsonObject = copy.deepcopy(initial_state)
-        self._options = MatchOptions(semantic=True, matchers=True, trim=trim)
+        self._options = MatchOptions(
+            semantic=True, matchers=True, trim=trim, null_is_absent=null_is_absent
+        )
 
     def execute(self, call: ToolCall, *, call_id: str, tool: ToolSpec | None) -> Exchange:
         """Answer one call from the first rule that matches it (see the module docstring)."""

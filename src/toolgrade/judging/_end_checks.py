@@ -54,10 +54,17 @@ __all__ = [
 
 
 def _options(
-    defaults: SuiteDefaults | None, *, strict: bool = False, matchers: bool = True
+    defaults: SuiteDefaults | None,
+    *,
+    strict: bool = False,
+    matchers: bool = True,
+    arguments: bool = False,
 ) -> MatchOptions:
     trim = defaults.trim_strings if defaults else True
-    return MatchOptions(strict=strict, semantic=True, matchers=matchers, trim=trim)
+    null = arguments and defaults is not None and defaults.null_is_absent  # calls, not states
+    return MatchOptions(
+        strict=strict, semantic=True, matchers=matchers, trim=trim, null_is_absent=null
+    )
 
 
 def _summary(what: str, details: Sequence[Mismatch]) -> str:
@@ -244,7 +251,7 @@ def find_forbidden(
         patterns: the forbidden patterns.
         calls: `(turn, step, call)` for each call made, in order.
         tools: the tools by name, for their schemas.
-        defaults: the suite's defaults (`trim_strings`).
+        defaults: the suite's defaults (`trim_strings`, `null_is_absent`).
 
     Returns:
         The forbidden calls.
@@ -252,7 +259,7 @@ def find_forbidden(
     Raises:
         MatcherError: a pattern holds a malformed matcher.
     """
-    options = _options(defaults)
+    options = _options(defaults, arguments=True)
     hits: list[ForbiddenHit] = []
     for turn, step, call in calls:
         for k, pattern in enumerate(patterns):

@@ -89,8 +89,9 @@ def judge(
         strict: fail on arguments the expectation does not mention.
         profile: the matching rules: `default`, `bfcl`, or a registered profile.
         defaults: the suite's defaults: rubric and order, for cases that leave them unset,
-            and whether strings are trimmed where their schema does not say
-            (`trim_strings`).
+            whether strings are trimmed where their schema does not say
+            (`trim_strings`) and whether every `null` argument is read as left out
+            (`null_is_absent`).
 
     Returns:
         The verdict: status, score, pairing and every argument difference.
@@ -156,7 +157,7 @@ def judge_calls(
         rubric: the rubric (already chosen).
         strict: fail on arguments the expectation does not mention.
         profile: the matching rules: `default`, `bfcl`, or a registered profile.
-        defaults: the suite's defaults (order, `trim_strings`).
+        defaults: the suite's defaults (order, `trim_strings`, `null_is_absent`).
         as_case: the case a profile other than `default` judges (profiles judge cases):
             the case itself, or a function building it (for a turn of a conversation).
 
@@ -208,6 +209,7 @@ def _default_profile(
         strict=strict,
         parse_failed=parse_failed,
         trim=defaults.trim_strings if defaults else True,
+        null_is_absent=defaults.null_is_absent if defaults else False,
     )
     order = expectation.order or (defaults.order if defaults else "any")
     index, found = _verdict(expectation, judge_, case_id, rubric=rubric, ordered=order == "strict")
@@ -223,6 +225,7 @@ def _call_judge(
     strict: bool,
     parse_failed: bool,
     trim: bool,
+    null_is_absent: bool,
 ) -> CallJudge:
     return CallJudge(
         calls,
@@ -231,6 +234,7 @@ def _call_judge(
         strict=strict,
         parse_failed=parse_failed,
         trim=trim,
+        null_is_absent=null_is_absent,
     )
 
 

@@ -73,6 +73,7 @@ class _Equality:
             schemas={name: t.parameters for name, t in (tools or {}).items()},
             offered=None,
             trim=defaults.trim_strings if defaults else True,
+            null_is_absent=defaults.null_is_absent if defaults else False,
         )
         self._found: dict[tuple[int, int], list[Mismatch]] = {}
 
@@ -114,7 +115,7 @@ def compare_trajectory(
         reference: the reference calls (matchers allowed).
         mode: `exact`, `in_order`, `unordered`, `subset` or `superset`.
         tools: the tools by name, for their schemas (None: compare without schemas).
-        defaults: the suite's defaults (`trim_strings`).
+        defaults: the suite's defaults (`trim_strings`, `null_is_absent`).
 
     Returns:
         The comparison: passed, the first problem, and which calls matched.

@@ -18,6 +18,7 @@ from toolgrade._core.verdict import Verdict
 from toolgrade._core.vocab import Mismatch, PairKind, PairResult, Rubric, Status
 from toolgrade.match._align import align
 from toolgrade.match._coerce import coerce_value
+from toolgrade.match._nulls import without_absent_nulls
 from toolgrade.match._schema import merge_mismatches, schema_mismatches
 from toolgrade.match._values import SEMANTIC, MatchOptions, _Walker
 
@@ -53,6 +54,8 @@ class CallJudge:
         strict: fail on arguments the expectation does not mention.
         parse_failed: the extractor reported malformed calls.
         trim: ignore surrounding whitespace of strings whose schema does not decide.
+        null_is_absent: read every `null` argument as left out (where its schema allows
+            null, it is read so anyway).
     """
 
     def __init__(
@@ -64,13 +67,20 @@ class CallJudge:
         strict: bool = False,
         parse_failed: bool = False,
         trim: bool = True,
+        null_is_absent: bool = False,
     ) -> None:
         self.actual = actual
         self.schemas = schemas
         self.offered = offered
         self.options = (
-            MatchOptions(strict=strict, semantic=True, matchers=True, trim=trim)
-            if strict or not trim
+            MatchOptions(
+                strict=strict,
+                semantic=True,
+                matchers=True,
+                trim=trim,
+                null_is_absent=null_is_absent,
+            )
+            if strict or not trim or null_is_absent
             else SEMANTIC
         )
         self.parse_failed = parse_failed
@@ -81,16 +91,26 @@ class CallJudge:
         return self.offered is None or name in self.offered
 
     def _prepare(self, j: int) -> tuple[JsonObject, list[Mismatch]]:
-        """The actual call's arguments coerced by its schema, and its schema violations."""
+        """The actual call's arguments coerced by its schema, and its schema violations.
+
+        A `null` read as the argument left out (docs/matching.md) is validated as left
+        out: the tool is not told to refuse a value the rule says was not given.
+        """
         ready = self._prepared.get(j)
         if ready is None:
             call = self.actual[j]
             schema = self.schemas.get(call.name)
             arguments = call.arguments
+            violations: list[Mismatch] = []
             if schema:
                 coerced = coerce_value(arguments, schema)
                 arguments = coerced if isinstance(coerced, dict) else arguments
-            ready = (arguments, schema_mismatches(arguments, schema))
+                everywhere = self.options.null_is_absent
+                given = without_absent_nulls(arguments, schema, everywhere=everywhere)
+                violations = schema_mismatches(
+                    given if isinstance(given, dict) else arguments, schema
+                )
+            ready = (arguments, violations)
             self._prepared[j] = ready
         return ready
 

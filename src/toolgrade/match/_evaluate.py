@@ -6,7 +6,6 @@ Each matcher reports through the comparison that reached it (the `_Walker` of
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias
@@ -20,6 +19,7 @@ from toolgrade.match._matchers import (
     find_matcher,
     parse_matcher,
 )
+from toolgrade.match._reasons import EXPECTS_LEFT_OUT, shown, type_phrase
 from toolgrade.match._regex import compiled
 from toolgrade.match._unordered import unordered_problem
 
@@ -49,8 +49,15 @@ class MatchContext:
     """The argument's name."""
 
 
-def accepts_absent(matcher: Matcher, _depth: int = 0) -> bool:
+def accepts_absent(matcher: Matcher, _depth: int = 0, *, null_too: bool = False) -> bool:
     """Whether a matcher is met by an argument that is not there at all.
+
+    Args:
+        matcher: the matcher.
+        null_too: a `null` for this argument is read as it being left out
+            (docs/matching.md), so a matcher that names null (`{"$type": "null"}`,
+            `{"$literal": null}`, a `null` among `$any_of`'s alternatives) accepts
+            leaving it out too, and `{"$not": null}` demands it.
 
     Raises:
         MatcherError: matchers nested deeper than `MAX_MATCHER_DEPTH`.
@@ -60,19 +67,31 @@ def accepts_absent(matcher: Matcher, _depth: int = 0) -> bool:
     spec = find_matcher(matcher.name)
     if spec is None:
         return False
-    if spec.absent:
+    if spec.absent or (null_too and _names_null(matcher)):
         return True
+    operand = matcher.operand
     if spec.nested == "negated":
         # The reverse of the operand's verdict on a missing argument: `{"$not": "w"}`
         # accepts leaving it out, `{"$not": {"$absent": true}}` demands it.
-        inner = parse_matcher(matcher.operand) if isinstance(matcher.operand, dict) else None
-        return inner is None or not accepts_absent(inner, _depth + 1)
-    if spec.nested == "alternatives" and isinstance(matcher.operand, list):
-        for alternative in matcher.operand:
+        if null_too and operand is None:
+            return False
+        inner = parse_matcher(operand) if isinstance(operand, dict) else None
+        return inner is None or not accepts_absent(inner, _depth + 1, null_too=null_too)
+    if spec.nested == "alternatives" and isinstance(operand, list):
+        for alternative in operand:
+            if null_too and alternative is None:
+                return True
             inner = parse_matcher(alternative) if isinstance(alternative, dict) else None
-            if inner is not None and accepts_absent(inner, _depth + 1):
+            if inner is not None and accepts_absent(inner, _depth + 1, null_too=null_too):
                 return True
     return False
+
+
+def _names_null(matcher: Matcher) -> bool:
+    """`{"$type": "null"}` or `{"$literal": null}`: the matchers that accept null only."""
+    if matcher.name == "$type":
+        return matcher.operand == "null"
+    return matcher.name == "$literal" and matcher.operand is None
 
 
 def type_matches(type_name: str, value: JsonValue) -> bool:
@@ -121,8 +140,8 @@ def evaluate(
 
 
 def eval_absent(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Problem | None:
-    """`$absent` with a value present."""
-    return ("unexpected", "the argument should be absent")
+    """`$absent` with a value present (a schema violation of it is added by the judge)."""
+    return ("unexpected", f"{shown(actual)} given where {EXPECTS_LEFT_OUT}")
 
 
 def eval_present(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Problem | None:
@@ -150,12 +169,7 @@ def eval_not(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Problem 
     """`$not`: the operand (a value or a matcher) does not match."""
     if ctx.walker.trial(matcher.operand, actual, ctx.path, schema=ctx.schema, name=ctx.name):
         return None
-    return ("value", f"matches {_shown(matcher.operand)}, which it must not")
-
-
-def _shown(value: JsonValue) -> str:
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return ("value", f"matches {shown(matcher.operand, 60)}, which it must not")
 
 
 def eval_unordered(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Problem | None:
@@ -171,7 +185,9 @@ def eval_unordered(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Pr
 def eval_type(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Problem | None:
     """`$type`: JSON Schema's type test."""
     op = matcher.operand
-    return None if type_matches(str(op), actual) else ("type", f"not of type {op}")
+    if type_matches(str(op), actual):
+        return None
+    return ("type", f"{shown(actual)} is not {type_phrase(str(op))}")
 
 
 def eval_approx(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Problem | None:
@@ -201,7 +217,7 @@ def _any_of(
 
 def _approx(matcher: Matcher, actual: JsonValue) -> _Problem | None:
     if isinstance(actual, bool) or not isinstance(actual, int | float):
-        return ("type", "expected a number")
+        return ("type", f"{shown(actual)} is not a number")
     target = matcher.operand
     if not isinstance(target, int | float):
         return ("value", "malformed $approx")
@@ -232,7 +248,7 @@ def _text(
     name: str | None,
 ) -> _Problem | None:
     if not isinstance(actual, str):
-        return ("type", "expected a string")
+        return ("type", f"{shown(actual)} is not a string")
     op = str(matcher.operand)
     text = walker.text(actual, schema, name) if walker.options.semantic else actual
     if matcher.name == "$regex":

@@ -23,6 +23,7 @@ from toolgrade._core.vocab import REQUIRED_BY_SCHEMA, Mismatch
 from toolgrade.errors import SuiteError
 from toolgrade.match._ecma import schema_search
 from toolgrade.match._fastschema import QuickValidator, quick_validator, quickly_valid
+from toolgrade.match._reasons import EXPECTS_LEFT_OUT, schema_reason
 from toolgrade.match._schema_keywords import bounded_validator_class, check_tool_schema
 
 __all__ = ["json_path", "merge_mismatches", "schema_mismatches"]
@@ -121,10 +122,11 @@ def _convert(error: ValidationError) -> list[Mismatch]:
             )
             for key in _undeclared(instance, schema)
         ]
-    message = error.message
+    rule = error.validator_value
+    keyword = error.validator if isinstance(error.validator, str) else None
+    message = schema_reason(keyword, rule, instance, fallback=error.message)
     if len(message) > _MAX_MESSAGE:
         message = message[: _MAX_MESSAGE - 3] + "..."
-    rule = error.validator_value
     expected: JsonValue = rule if _is_json(rule) else None  # type: ignore[assignment]
     return [
         Mismatch(
@@ -132,7 +134,7 @@ def _convert(error: ValidationError) -> list[Mismatch]:
             reason="schema",
             expected=expected,
             actual=instance if _is_json(instance) else None,
-            message=f"{error.validator}: {message}",
+            message=message,
         )
     ]
 
@@ -156,20 +158,42 @@ def _is_json(value: object) -> bool:
 def merge_mismatches(compared: list[Mismatch], validated: list[Mismatch]) -> list[Mismatch]:
     """Join comparison and validation differences, one per path.
 
-    A schema violation at a path the comparison already reported says the same thing
-    twice (`"abc"` is neither the expected `5` nor an integer), so it is dropped; but an
-    expected argument that is missing and that the schema also requires keeps that fact
-    (its message), so that reports can call it required rather than only expected.
+    A schema violation at a path the comparison already reported is not listed again;
+    its reason, in the schema's words (`_reasons`), joins the comparison's difference
+    instead: `expected "main", got null [null is not a string (schema: type)]`. A value
+    given where the case wants the argument left out is told why the tool refuses it
+    too (`[] has fewer than 1 item (schema: minItems 1); the case expects the argument
+    left out`). An expected argument that is missing and that the schema also requires
+    keeps that fact (its message), so that reports can call it required rather than
+    only expected.
     """
     if not validated:
         return compared
     required = {m.path for m in validated if m.required_by_schema}
-    if required:
-        compared = [
-            m.model_copy(update={"message": REQUIRED_BY_SCHEMA})
-            if m.reason == "missing" and m.path in required and not m.message
-            else m
-            for m in compared
-        ]
+    reasons: dict[str, str] = {}
+    for m in validated:
+        if m.reason != "missing" and m.message:
+            reasons.setdefault(m.path, m.message)
+    if required or reasons:
+        compared = [_joined(m, required, reasons) for m in compared]
     seen = {m.path for m in compared}
     return compared + [m for m in validated if m.path not in seen]
+
+
+def _joined(m: Mismatch, required: set[str], reasons: dict[str, str]) -> Mismatch:
+    """A comparison's difference with what the schema says about the same path."""
+    if m.reason == "missing":
+        if m.path not in required:
+            return m
+        message = f"{m.message}: {REQUIRED_BY_SCHEMA}" if m.message else REQUIRED_BY_SCHEMA
+        return m.model_copy(update={"message": message})
+    reason = reasons.get(m.path)
+    if reason is None:
+        return m
+    if m.reason == "unexpected":  # a value the case wants left out, which the tool refuses
+        message = f"{reason}; {EXPECTS_LEFT_OUT}"
+    elif m.message and not reason.startswith(m.message):
+        message = f"{m.message}; {reason}"
+    else:  # no message, or one the reason repeats (`5 is not a string (schema: type)`)
+        message = reason
+    return m.model_copy(update={"message": message})

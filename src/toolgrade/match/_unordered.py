@@ -8,7 +8,8 @@ linear time) after a greedy start.
 Most items are plain values (no matcher inside). For those, "i matches j" is equality
 of a key: the item's value as the comparison sees it (strings trimmed or paths
 normalised by the schema, `1 == 1.0`, an object's members compared by name, a missing
-member read as its schema default). `_project` builds that key from the actual item,
+member read as its schema default, a `null` member read as left out where the comparison
+reads it so). `_project` builds that key from the actual item,
 read through the shape of the expected one (its members, its array lengths), so that
 an actual object with more members still matches. Actual items are indexed by key
 once per shape: 2,000 literal items cost O(n). Items that hold matchers are compared
@@ -27,6 +28,7 @@ from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.match._coerce import child_schema
 from toolgrade.match._keys import deep_key
 from toolgrade.match._matchers import is_matcher
+from toolgrade.match._nulls import reads_as_absent
 
 if TYPE_CHECKING:
     from toolgrade.match._values import MismatchReason, _Walker
@@ -46,11 +48,16 @@ Text = Callable[[str, JsonObject | None, str | None], str]
 
 @dataclass(frozen=True, slots=True)
 class _Reading:
-    """How the comparison reads values: its string rule, `strict`, `semantic`."""
+    """How the comparison reads values.
+
+    Its string rule, `strict`, `semantic`, and whether every `null` member is read as
+    left out (`null_is_absent`).
+    """
 
     text: Text
     strict: bool
     semantic: bool
+    null_is_absent: bool
 
 
 def unordered_problem(
@@ -108,7 +115,7 @@ class _Classes:
         )
         options = walker.options
         text: Text = walker.text if options.semantic else _raw
-        self._reading = _Reading(text, options.strict, options.semantic)
+        self._reading = _Reading(text, options.strict, options.semantic, options.null_is_absent)
         for item in items:
             self.of_item.append(self._class(item))
 
@@ -198,13 +205,19 @@ def _project(
     walker's `value`) finds no difference.
     """
     if isinstance(shape, dict):
-        if not isinstance(value, dict) or (reading.strict and not value.keys() <= shape.keys()):
+        if not isinstance(value, dict):
             return _NO
-        members = []
+        if reading.strict and _extra(value, shape, schema, reading):
+            return _NO
+        members: list[Hashable] = []
+        everywhere = reading.null_is_absent
         for key in sorted(shape):
             sub_schema = child_schema(schema, key)
-            if key in value:
+            if key in value and not reads_as_absent(value[key], sub_schema, everywhere=everywhere):
                 member = value[key]
+            elif shape[key] is None and reads_as_absent(None, sub_schema, everywhere=everywhere):
+                members.append(None)  # left out, as the expected null reads
+                continue
             elif reading.semantic and sub_schema and "default" in sub_schema:
                 member = sub_schema["default"]  # the semantic comparison's default rule
             else:
@@ -225,6 +238,18 @@ def _project(
             out.append(projected)
         return (_LIST, tuple(out))
     return _leaf(value, schema, name, reading.text)
+
+
+def _extra(
+    value: JsonObject, shape: JsonObject, schema: JsonObject | None, reading: _Reading
+) -> bool:
+    """Whether `value` has a member `shape` lacks (strict), a `null` read as left out aside."""
+    everywhere = reading.null_is_absent
+    return any(
+        key not in shape
+        and not reads_as_absent(member, child_schema(schema, key), everywhere=everywhere)
+        for key, member in value.items()
+    )
 
 
 def _leaf(value: JsonValue, schema: JsonObject | None, name: str | None, text: Text) -> Hashable:

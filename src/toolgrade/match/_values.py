@@ -23,6 +23,7 @@ from toolgrade.match._coerce import (
     normalise_path,
     trim_rule,
 )
+from toolgrade.match._nulls import absent_null_reason, reads_as_absent
 
 if TYPE_CHECKING:
     from toolgrade.match._evaluate import accepts_absent, evaluate
@@ -41,9 +42,9 @@ else:
         _import_matchers()
         return evaluate(*args, **kwargs)
 
-    def accepts_absent(matcher):
+    def accepts_absent(matcher, _depth=0, *, null_too=False):
         _import_matchers()
-        return accepts_absent(matcher)
+        return accepts_absent(matcher, _depth, null_too=null_too)
 
 
 __all__ = [
@@ -74,6 +75,10 @@ class MatchOptions:
     """Semantic comparison: ignore the surrounding whitespace of strings whose schema
     does not decide (`x-toolgrade-trim`, `contentMediaType`; docs/matching.md). A suite
     sets it with `defaults.trim_strings`."""
+    null_is_absent: bool = False
+    """Read a `null` member as the member left out, whatever its schema says (where
+    the schema allows null, it is read so anyway: docs/matching.md). A suite sets it
+    with `defaults.null_is_absent`."""
 
 
 DEEP_EQUALITY = MatchOptions(strict=True)
@@ -283,25 +288,38 @@ class _Walker:
     def object(
         self, expected: JsonObject, actual: JsonObject, path: str, *, schema: JsonObject | None
     ) -> None:
+        everywhere = self.options.null_is_absent
         for key, value in expected.items():
             sub = f"{path}.{key}"
             sub_schema = child_schema(schema, key)
-            if key in actual:
+            if key not in actual:
+                if not self.absent_ok(value, sub, schema=sub_schema, name=key):
+                    self.add(sub, "missing", expected=value)
+            elif not reads_as_absent(actual[key], sub_schema, everywhere=everywhere):
                 self.value(value, actual[key], sub, schema=sub_schema, name=key)
             elif not self.absent_ok(value, sub, schema=sub_schema, name=key):
-                self.add(sub, "missing", expected=value)
+                self.add(sub, "missing", expected=value, message=absent_null_reason(sub_schema))
         if self.options.strict:
             for key, value in actual.items():
-                if key not in expected:
+                if key not in expected and not reads_as_absent(
+                    value, child_schema(schema, key), everywhere=everywhere
+                ):
                     self.add(f"{path}.{key}", "unexpected", actual=value)
 
     def absent_ok(
         self, expected: JsonValue, path: str, *, schema: JsonObject | None, name: str
     ) -> bool:
-        """Whether an argument the model left out still meets the expectation."""
+        """Whether an argument the model left out still meets the expectation.
+
+        Where a `null` member is read as left out (`_nulls`), an expected `null` (or a
+        matcher naming null: `accepts_absent`) means "left out" as well.
+        """
+        null_too = reads_as_absent(None, schema, everywhere=self.options.null_is_absent)
+        if null_too and expected is None:
+            return True
         if self.options.matchers and isinstance(expected, dict):
             matcher = parse_matcher(expected)
-            if matcher is not None and accepts_absent(matcher):
+            if matcher is not None and accepts_absent(matcher, null_too=null_too):
                 return True
         # The tool fills in its documented default, so leaving it out means the same.
         if self.options.semantic and schema and "default" in schema:

@@ -59,6 +59,9 @@ class SuiteDefaults(BaseModel):
     trim_strings: bool = True
     """Ignore the surrounding whitespace of string arguments whose schema does not say
     otherwise (`x-toolgrade-trim`, `contentMediaType`; see docs/matching.md)."""
+    null_is_absent: bool = False
+    """Read a `null` argument as the argument left out, whatever its schema says (where
+    the schema allows null it is read so anyway; see docs/matching.md)."""
 
 
 class Suite(BaseModel):
@@ -198,13 +201,16 @@ class Suite(BaseModel):
         # A field added to the format dumps only when used (a case without tool
         # definitions, a conversation without a named state, a final_state check not
         # from the reference), so that the hashes of existing suites stay the same.
-        # Likewise a suite that keeps the default string trimming.
+        # Likewise a suite that keeps the default string trimming and reading of null.
         exclude: dict[str, Any] = {}
         per_case = {i: _new_fields(c, resolved=resolved) for i, c in enumerate(self.cases)}
         if any(per_case.values()):
             exclude["cases"] = {i: fields for i, fields in per_case.items() if fields}
-        if self.defaults.trim_strings:
-            exclude["defaults"] = {"trim_strings"}
+        unused = {"trim_strings"} if self.defaults.trim_strings else set()
+        if not self.defaults.null_is_absent:
+            unused.add("null_is_absent")
+        if unused:
+            exclude["defaults"] = unused
         if not self.version:  # an unversioned suite is written without one
             exclude["version"] = True
         if not self.environments:  # a version 1 suite hashes as before they existed

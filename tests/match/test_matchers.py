@@ -30,6 +30,8 @@ WELL_FORMED = [
     {"$contains": "x"},
     {"$approx": 3.14, "tol": 0.01},
     {"$approx": 3},
+    {"$range": {"min": 50}},
+    {"$range": {"min": 0, "max": 1.5}},
     {"$type": "integer"},
     {"$present": True},
     {"$absent": True},
@@ -59,6 +61,12 @@ MALFORMED = [
     ({"$approx": True}, "$: $approx: needs a number"),
     ({"$approx": 1, "tol": -0.1}, "$: $approx: tol must be a non-negative number"),
     ({"$approx": 1, "tolerance": 0.1}, "$: $approx: unexpected key(s) tolerance"),
+    ({"$range": 5}, '$: $range: needs an object with "min", "max" or both'),
+    ({"$range": {}}, '$: $range: needs an object with "min", "max" or both'),
+    ({"$range": {"least": 1}}, "$: $range: unknown bound 'least' (known: min, max)"),
+    ({"$range": {"min": "1"}}, "$: $range: min and max must be numbers"),
+    ({"$range": {"max": True}}, "$: $range: min and max must be numbers"),
+    ({"$range": {"min": 2, "max": 1}}, "$: $range: min is greater than max"),
     ({"$type": "int"}, "$: $type: unknown type 'int'"),
     ({"$present": False}, "$: $present: the only accepted value is true"),
     ({"$absent": 1}, "$: $absent: the only accepted value is true"),
@@ -89,7 +97,7 @@ def test_matcher_problems_reports_every_problem() -> None:
 
 def test_matcher_names_all_documented() -> None:
     assert set(MATCHER_NAMES) == {
-        "$any_of", "$regex", "$contains", "$approx", "$type",
+        "$any_of", "$regex", "$contains", "$approx", "$range", "$type",
         "$present", "$absent", "$unordered", "$icase", "$literal", "$not",
     }  # fmt: skip
 

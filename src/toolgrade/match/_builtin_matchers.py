@@ -22,6 +22,7 @@ __all__ = [
     "LITERAL",
     "NOT",
     "PRESENT",
+    "RANGE",
     "REGEX",
     "TYPE",
     "UNORDERED",
@@ -61,6 +62,20 @@ def _approx(operand: JsonValue, value: Mapping[str, object]) -> str | None:
     return None
 
 
+def _range(operand: JsonValue, value: Mapping[str, object]) -> str | None:
+    if not isinstance(operand, dict) or not operand:
+        return 'needs an object with "min", "max" or both'
+    unknown = sorted(set(operand) - {"min", "max"})
+    if unknown:
+        return f"unknown bound {unknown[0]!r} (known: min, max)"
+    if not all(_is_number(bound) for bound in operand.values()):
+        return "min and max must be numbers"
+    low, high = operand.get("min"), operand.get("max")
+    if low is not None and high is not None and low > high:  # type: ignore[operator]
+        return "min is greater than max"
+    return None
+
+
 def _type(operand: JsonValue, value: Mapping[str, object]) -> str | None:
     if operand not in JSON_TYPES:
         return f"unknown type {operand!r} (known: {', '.join(JSON_TYPES)})"
@@ -86,6 +101,12 @@ REGEX = MatcherSpec("$regex", _pattern, ev.eval_text, "a string the RE2 pattern 
 CONTAINS = MatcherSpec("$contains", _string, ev.eval_text, "a string containing it, any case")
 APPROX = MatcherSpec(
     "$approx", _approx, ev.eval_approx, "a number within `tol`", options=frozenset({"tol"})
+)
+RANGE = MatcherSpec(
+    "$range",
+    _range,
+    ev.eval_range,
+    "a number from `min` to `max`, both included (either may be left out)",
 )
 TYPE = MatcherSpec("$type", _type, ev.eval_type, "any value of that JSON type")
 PRESENT = MatcherSpec("$present", _true, ev.eval_present, "any value, as long as it is there")

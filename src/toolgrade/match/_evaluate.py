@@ -195,6 +195,19 @@ def eval_approx(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Probl
     return _approx(matcher, actual)
 
 
+def eval_range(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Problem | None:
+    """`$range`: a number from `min` to `max`, both included."""
+    if isinstance(actual, bool) or not isinstance(actual, int | float):
+        return ("type", f"{shown(actual)} is not a number")
+    bounds = matcher.operand if isinstance(matcher.operand, dict) else {}
+    low, high = bounds.get("min"), bounds.get("max")
+    if isinstance(low, int | float) and actual < low:
+        return ("value", f"{shown(actual)} is less than the least accepted, {shown(low)}")
+    if isinstance(high, int | float) and actual > high:
+        return ("value", f"{shown(actual)} is greater than the most accepted, {shown(high)}")
+    return None
+
+
 def eval_text(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Problem | None:
     """`$regex`, `$contains` and `$icase`."""
     return _text(ctx.walker, matcher, actual, schema=ctx.schema, name=ctx.name)

@@ -50,6 +50,7 @@ MatcherName = Literal[
     "$regex",
     "$contains",
     "$approx",
+    "$range",
     "$type",
     "$present",
     "$absent",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolgrade import Case, CaseResult, ToolSpec, describe_failure, judge
+from toolgrade import Case, CaseResult, ToolSpec, describe_failure, judge, load_suite
 from toolgrade.bfcl._data import BfclCategory, BfclEntry
 from toolgrade.bfcl._import import entry_to_case
 from toolgrade.match import REQUIRED_BY_SCHEMA, Mismatch
@@ -144,3 +144,39 @@ def test_judge_records_primary_tools_whichever_alternative_matched() -> None:
     assert (nothing.alternative, nothing.primary_tools) == (1, ("git_commit",))
     no_call = Case(id="n", prompt="p", expected=None)
     assert judge(no_call, [], tools=tools).primary_tools == ()
+
+
+@pytest.mark.parametrize(
+    ("case_id", "call", "sentence"),
+    [
+        (
+            "TC-006",
+            {"name": "git_diff", "arguments": {"staged": False, "ref": None, "paths": []}},
+            "Unexpected arg 'ref': null is not a string (schema: type); the case expects"
+            " the argument left out",
+        ),
+        (
+            "TC-008",
+            {
+                "name": "git_commit",
+                "arguments": {"message": "Add retry to HTTP client", "paths": []},
+            },
+            "Unexpected arg 'paths': [] has fewer than 1 item (schema: minItems 1); the case"
+            " expects the argument left out",
+        ),
+        (
+            "TC-030",
+            {"name": "search", "arguments": {"pattern": "DATABASE_URL", "max_results": 10}},
+            'Wrong value for \'max_results\': expected {"$range": {"min": 50}}, got 10'
+            " (10 is less than the least accepted, 50)",
+        ),
+    ],
+    ids=["null_for_a_string", "empty_list_under_min_items", "range"],
+)
+def test_one_line_failure_says_why_in_the_schemas_words(
+    case_id: str, call: dict[str, object], sentence: str
+) -> None:
+    # The built-in suite's answers a real model gave: the summary line says why.
+    suite = load_suite("coding-agent")
+    case = next(c for c in suite.cases if c.id == case_id)
+    assert describe_failure(judge(case, [call], tools=suite.tools)) == sentence

@@ -182,7 +182,8 @@ def mismatch_sentence(mismatch: Mismatch) -> str:
     """Say what one argument difference is, as a sentence.
 
     A missing argument is "required" only when the tool's schema requires it; one that
-    only the expectation names is "expected". A difference that carries no values (the
+    only the expectation names is "expected". The difference's message (the schema's
+    reason, a matcher's) follows the values. A difference that carries no values (the
     `bfcl` profile's) is told by its message rather than as `expected null, got null`.
 
     Examples:
@@ -190,6 +191,9 @@ def mismatch_sentence(mismatch: Mismatch) -> str:
         "Missing expected argument 'paths'"
         >>> mismatch_sentence(Mismatch(path="$.n", reason="unexpected", actual=1))
         "Unexpected arg 'n'"
+        >>> mismatch_sentence(Mismatch(path="$.n", reason="value", expected=50, actual=10,
+        ...                            message="10 is less than the least accepted, 50"))
+        "Wrong value for 'n': expected 50, got 10 (10 is less than the least accepted, 50)"
     """
     name = argument_name(mismatch.path)
     if mismatch.reason == "missing":
@@ -199,7 +203,13 @@ def mismatch_sentence(mismatch: Mismatch) -> str:
         return f"{text} ({mismatch.message})" if mismatch.message else text
     if mismatch.reason == "unexpected":
         text = f"Unexpected arg '{name}'"
-        return text if mismatch.values_known else f"{text} ({mismatch.message})"
+        if not mismatch.message:
+            return text
+        return (
+            f"{text}: {mismatch.message}"
+            if mismatch.values_known
+            else f"{text} ({mismatch.message})"
+        )
     if mismatch.reason == "schema":
         return f"Arg '{name}' violates the schema" + (
             f": {mismatch.message}" if mismatch.message else ""
@@ -207,10 +217,11 @@ def mismatch_sentence(mismatch: Mismatch) -> str:
     kind = "type" if mismatch.reason == "type" else "value"
     if not mismatch.values_known:
         return f"Wrong {kind} for '{name}': {mismatch.message}"
-    return (
+    text = (
         f"Wrong {kind} for '{name}': expected {_short(mismatch.expected)}, "
         f"got {_short(mismatch.actual)}"
     )
+    return f"{text} ({mismatch.message})" if mismatch.message else text
 
 
 def _short(value: JsonValue) -> str:

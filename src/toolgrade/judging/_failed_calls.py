@@ -68,10 +68,13 @@ def failed_calls(steps: Sequence[Step], *, expect_error: bool = False) -> dict[i
 
 
 def _why(exchange: Exchange) -> str:
-    """Why a call failed, in the words the model was given (bounded)."""
+    """Why a call failed, in the words the model was given (bounded).
+
+    The result's `error`, or the result itself when it is text, else the exchange's note.
+    """
     result = exchange.result
-    error = result.get("error") if isinstance(result, dict) else None
-    text = error if isinstance(error, str) and error else exchange.note
+    error = result.get("error") if isinstance(result, dict) else result
+    text = error if isinstance(error, str) and error.strip() else exchange.note
     text = " ".join((text or f"the call was {exchange.outcome}").split())
     return text if len(text) <= _WHY_CHARS else text[: _WHY_CHARS - 3] + "..."
 

@@ -110,7 +110,12 @@ ROWS = [
         (failed({"name": "delete_file", "arguments": {"path": "a.md"}}, "no such file"),),
         "unexpected_call", 'no call expected, got delete_file({"path": "a.md"})'),
     Row("failed-call-of-another-tool-is-a-wrong-tool", {"expected": EDIT_ANY},
-        (failed(read(), "no such file"),), "wrong_tool", "expected edit_file, got read_file"),
+        (failed(read(), "no such file"),), "wrong_tool",
+        "expected edit_file, got read_file, which failed: no such file"),
+    Row("failed-call-with-other-arguments", {"expected": read("b.md")},
+        (failed(read(), "FileNotFoundError: a.md"),), "wrong_args",
+        'read_file called, but with other arguments: $.path: expected "b.md", got "a.md", '
+        "which failed: FileNotFoundError: a.md"),
     Row("called-once-of-twice", {"expected": [read("a.md"), read("b.md")]}, (Made(read()),),
         "missed_call", "read_file called 1 of 2 times"),
     Row("called-twice-one-failed", {"expected": [read("a.md"), read("b.md")]},

@@ -42,9 +42,8 @@ def calls_message(
         return f"no call expected, got {_described(call_at(calls, 0), 'a call')}"
     if status == Status.EXTRA_CALLS:
         extra = next((p.actual_index for p in judged.pairs if p.verdict == "extra"), None)
-        why = failed.get(extra) if extra is not None else None
-        return f"extra call {_described(call_at(calls, extra), 'made')}" + (
-            f", which failed: {why}" if why else ""
+        return f"extra call {_described(call_at(calls, extra), 'made')}" + _failed_note(
+            extra, failed
         )
     if status == Status.MISSED_CALL:
         return _missed(judged.pairs, calls, expected, failed)
@@ -53,14 +52,23 @@ def calls_message(
         if pair is None:
             return "a call of the wrong tool"
         want, got = call_at(expected, pair.expected_index), call_at(calls, pair.actual_index)
-        return f"expected {want.name if want else '?'}, got {got.name if got else '?'}"
+        told = f"expected {want.name if want else '?'}, got {got.name if got else '?'}"
+        return told + _failed_note(pair.actual_index, failed)
     details = judged.details
     named = call_at(expected, details[0].call) if details else None
     first = details[0].describe() if details else "arguments differ"
     more = f" (and {len(details) - 1} more)" if len(details) > 1 else ""
-    return (
-        f"{named.name} called, but with other arguments: {first}{more}" if named else first + more
-    )
+    if named is None:
+        return first + more
+    pair = next((p for p in judged.pairs if p.expected_index == details[0].call), None)
+    told = f"{named.name} called, but with other arguments: {first}{more}"
+    return told + _failed_note(pair.actual_index if pair else None, failed)
+
+
+def _failed_note(index: int | None, failed: Mapping[int, str]) -> str:
+    """`, which failed: ...` when the call at `index` failed; else nothing."""
+    why = failed.get(index) if index is not None else None
+    return f", which failed: {why}" if why else ""
 
 
 def _described(call: ToolCall | None, otherwise: str) -> str:

@@ -79,11 +79,12 @@ def test_builtin_multiturn_every_reference_passes_suite_check(suite: Suite) -> N
 
 
 def test_builtin_multiturn_is_hand_editable_data() -> None:
-    # Plain, indented JSON under 150 KB: every conversation starts from a named state and
-    # lists only its changes, and the state a reference leaves is derived, not copied.
+    # Plain, indented JSON under 175 KB: every conversation starts from a named state and
+    # lists only its changes, and the state a reference leaves is derived, not copied (the
+    # multi-file refactors list the usual ways of doing them, one call a line).
     path = ROOT / "src" / "toolgrade" / "suite" / "builtin" / f"{NAME}.json"
     text = path.read_text(encoding="utf-8")
-    assert len(text.encode("utf-8")) < 150_000
+    assert len(text.encode("utf-8")) < 175_000
     lines = text.splitlines()
     assert text.startswith('{\n  "$schema": ') and len(lines) > 2_000
     assert max(len(line) for line in lines) < 1_000  # long only where a text is long

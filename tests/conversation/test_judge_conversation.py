@@ -122,7 +122,7 @@ FAILURES: list[tuple[str, list[TurnRun], str, str]] = [
     ("wrong_tool", [_run(0, _step(_call("write_file", path="a.md", content="")))], "wrong_tool",
      "expected read_file, got write_file"),
     ("wrong_args", [_run(0, _step(_call("read_file", path="b.md")))], "wrong_args",
-     'read_file called, but with other arguments: $.path: expected "a.md", got "b.md"'),
+     'read_file: $.path: expected "a.md", got "b.md"'),
     ("missed", [_run(0)], "missed_call", "read_file not called"),
     ("extra", [_run(0, _step(READ_A), _step(READ_A))], "unexpected_call",
      'extra call read_file({"path": "a.md"})'),

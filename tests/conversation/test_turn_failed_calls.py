@@ -114,8 +114,7 @@ ROWS = [
         "expected edit_file, got read_file, which failed: no such file"),
     Row("failed-call-with-other-arguments", {"expected": read("b.md")},
         (failed(read(), "FileNotFoundError: a.md"),), "wrong_args",
-        'read_file called, but with other arguments: $.path: expected "b.md", got "a.md", '
-        "which failed: FileNotFoundError: a.md"),
+        'read_file: $.path: expected "b.md", got "a.md", which failed: FileNotFoundError: a.md'),
     Row("called-once-of-twice", {"expected": [read("a.md"), read("b.md")]}, (Made(read()),),
         "missed_call", "read_file called 1 of 2 times"),
     Row("called-twice-one-failed", {"expected": [read("a.md"), read("b.md")]},
@@ -133,8 +132,7 @@ ROWS = [
     Row("not-called-one-tool-twice-another-once", {"expected": [read(), EDIT_ANY, read()]},
         (), "missed_call", "edit_file not called; read_file not called (expected 2 times)"),
     Row("other-arguments-told-by-the-judge", {"expected": read("b.md")}, (Made(read()),),
-        "wrong_args", 'read_file called, but with other arguments: $.path: expected "b.md", got '
-        '"a.md"'),
+        "wrong_args", 'read_file: $.path: expected "b.md", got "a.md"'),
 ]  # fmt: skip
 
 

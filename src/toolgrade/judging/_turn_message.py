@@ -4,8 +4,8 @@ A missed expected call is told by what became of its tool in the turn, from the
 verdict's pairs: not called at all (`read_file not called`), called fewer times than
 expected (`read_file called 1 of 2 times`), called but the call failed (`edit_file was
 called but failed: ...`, see `toolgrade.judging._failed_calls`), or called with other
-arguments (`read_file called, but with other arguments: $.path: ...`, also the message
-of a `wrong_args` turn).
+arguments (`read_file called 2 of 3 times, but 1 with other arguments: $.path: ...`). A
+`wrong_args` turn names the tool and the first difference (`read_file: $.path: ...`).
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def calls_message(
     if named is None:
         return first + more
     pair = next((p for p in judged.pairs if p.expected_index == details[0].call), None)
-    told = f"{named.name} called, but with other arguments: {first}{more}"
+    told = f"{named.name}: {first}{more}"
     return told + _failed_note(pair.actual_index if pair else None, failed)
 
 

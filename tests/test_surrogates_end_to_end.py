@@ -440,6 +440,7 @@ def test_surrogate_python_environment_results(tmp_path: Path, toolgrade_home: Pa
                 "turns": [
                     {
                         "user": "Read a, then fail on b.",
+                        "expect_error": True,  # `fail` raises: the failing call is the point
                         "expected": [
                             {"name": "read", "arguments": {"path": "a"}},
                             {"name": "fail", "arguments": {"path": "b"}},

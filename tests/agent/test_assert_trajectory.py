@@ -277,3 +277,34 @@ def test_assert_trajectory_malformed_input_is_input_error(
 def test_assert_trajectory_is_public() -> None:
     assert toolgrade.assert_trajectory is assert_trajectory
     assert toolgrade.agent.assert_trajectory is assert_trajectory
+
+
+def test_assert_trajectory_failure_says_which_calls_got_an_error_result() -> None:
+    # An agent's tool result marked `is_error` (Anthropic's blocks): the failure message
+    # says so beside the call, in the words of the result.
+    messages = [
+        {"role": "user", "content": "Read a.md"},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "tool_use", "id": "t0", "name": "read_file", "input": {"path": "a.md"}}
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "t0",
+                    "content": "FileNotFoundError: a.md",
+                    "is_error": True,
+                }
+            ],
+        },
+        {"role": "assistant", "content": "I could not read it."},
+    ]
+    text = _fails(messages, _exp(READ, WRITE), "exact")
+    assert (
+        '    1. read_file({"path": "a.md"})  -> expected 1; its result was an error: '
+        "FileNotFoundError: a.md"
+    ) in text.splitlines()

@@ -233,7 +233,7 @@ def test_an_entry_converts_and_malformed_ones_are_refused() -> None:
     ok = entry_to_conversation(_entry(), category, _docs())
     assert ok.turns[0].expected is not None
     assert ok.turns[0].expected[0].arguments == {"a": True}
-    with pytest.raises(InputError, match="turn 0 must have user messages"):
+    with pytest.raises(InputError, match="turn 1 must have user messages"):
         entry_to_conversation(_entry(turns=((),)), category, _docs())
     with pytest.raises(InputError, match="unknown API class 'Nope'"):
         entry_to_conversation(_entry(involved_classes=("Nope",)), category, _docs())

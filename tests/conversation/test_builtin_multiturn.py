@@ -79,11 +79,12 @@ def test_builtin_multiturn_every_reference_passes_suite_check(suite: Suite) -> N
 
 
 def test_builtin_multiturn_is_hand_editable_data() -> None:
-    # Plain, indented JSON under 150 KB: every conversation starts from a named state and
-    # lists only its changes, and the state a reference leaves is derived, not copied.
+    # Plain, indented JSON under 175 KB: every conversation starts from a named state and
+    # lists only its changes, and the state a reference leaves is derived, not copied (the
+    # multi-file refactors list the usual ways of doing them, one call a line).
     path = ROOT / "src" / "toolgrade" / "suite" / "builtin" / f"{NAME}.json"
     text = path.read_text(encoding="utf-8")
-    assert len(text.encode("utf-8")) < 150_000
+    assert len(text.encode("utf-8")) < 175_000
     lines = text.splitlines()
     assert text.startswith('{\n  "$schema": ') and len(lines) > 2_000
     assert max(len(line) for line in lines) < 1_000  # long only where a text is long
@@ -213,3 +214,77 @@ def test_builtin_multiturn_final_state_from_reference_judges_as_the_frozen_copy(
     if way == "extra_file":
         assert final.message is not None
         assert final.message.startswith('state differs: $.files["notes.txt"]: unexpected')
+
+
+_EDIT_CONFIG = "src/invoicer/config.py"
+
+# Conversations of the built-in suite as a model might answer them: (turn, step, output)
+# lines, then each turn's verdict (passed, or its cause and message) and the progress.
+ACTIONS: dict[str, tuple[str, list[tuple[int, int, str]], list[str], float]] = {
+    "edit-that-failed-is-not-progress": (
+        "MT-EDIT-01",
+        [
+            (0, 0, _call("read_file", path=_EDIT_CONFIG)),
+            (0, 1, "It is 30."),
+            (1, 0, _call("edit_file", path=_EDIT_CONFIG, old="TIMEOUT = 99", new="60")),
+            (1, 1, "Done: it is 60 now."),
+        ],
+        [
+            "passed",
+            "missed_call: edit_file was called but failed: ValueError: the text to replace "
+            "was not found in src/invoicer/config.py",
+        ],
+        0.5,
+    ),
+    "edit-that-worked-is-progress": (
+        "MT-EDIT-01",
+        [
+            (0, 0, _call("read_file", path=_EDIT_CONFIG)),
+            (0, 1, "It is 30."),
+            (1, 0, _call("edit_file", path=_EDIT_CONFIG, old="= 30", new="= 60")),
+            (1, 1, "Done: it is 60 now."),
+        ],
+        ["passed", "passed"],
+        1.0,
+    ),
+    "prose-instead-of-the-asked-edits": (
+        "MT-REFACTOR-04",
+        [(0, 0, "Both now say 0.4.0."), (1, 0, "Done.")],
+        ["missed_call: edit_file not called (expected 2 times)", "missed_call: edit_file not called"],
+        0.0,
+    ),
+    "a-retry-never-made": (
+        "MT-RECOVER-01",
+        [(0, 0, _call("read_file", path="README.md")), (0, 1, "I will try again."), (1, 0, "OK.")],
+        ["missed_call: read_file called 1 of 2 times", "missed_call: edit_file not called"],
+        0.0,
+    ),
+    "an-injected-failure-and-its-retry": (
+        "MT-RECOVER-03",
+        [
+            (0, 0, _call("edit_file", path=_EDIT_CONFIG, old='"EUR"', new='"GBP"')),
+            (0, 1, _call("edit_file", path=_EDIT_CONFIG, old='"EUR"', new='"GBP"')),
+            (0, 2, "Done."),
+            (1, 0, "It is GBP."),
+        ],
+        ["passed", "passed"],
+        1.0,
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("way", sorted(ACTIONS))
+def test_builtin_multiturn_counts_a_turn_only_when_its_action_succeeded(
+    suite: Suite, way: str, tmp_path: Path
+) -> None:
+    case_id, steps, turns, progress = ACTIONS[way]
+    lines = [{"case_id": case_id, "turn": t, "step": s, "output": out} for t, s, out in steps]
+    responses = tmp_path / "responses.jsonl"
+    responses.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    ran = suite.model_copy(update={"cases": tuple(c for c in suite.cases if c.id == case_id)})
+    options = toolgrade.RunOptions(warmup=False)
+    [result] = toolgrade.run_suite(ran, f"replay/{responses}", options=options).results
+    record = result.conversation
+    assert record is not None
+    told = ["passed" if t.passed else f"{t.cause}: {t.message}" for t in record.turns]
+    assert (told, record.progress) == (turns, progress)

@@ -80,7 +80,7 @@ def test_html_conversation_row_of_recorded_model_marks_differing_argument() -> N
     )
     (result,) = run.results
     views = pair_views(result)
-    assert [(v.turn, v.verdict) for v in views] == [
+    assert [(v.turn_number, v.verdict) for v in views] == [
         (1, "wrong_args"),
         (1, "wrong_tool"),
         (1, "extra"),

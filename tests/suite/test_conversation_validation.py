@@ -122,7 +122,7 @@ TABLE: list[tuple[str, Edit, list[str]]] = [
         _set("cases.1.turns.0.expected", [{"tool": "count", "arguments": {"n": 1}}]),
         [
             "$.cases[1].turns[0].expected[0] (case C-1): expected call to 'count', "
-            "which turn 0 does not offer (tools: read_file, write_file)"
+            "which turn 1 does not offer (tools: read_file, write_file)"
         ],
     ),
     (
@@ -130,7 +130,7 @@ TABLE: list[tuple[str, Edit, list[str]]] = [
         _set("cases.1.turns.1.expected", {"tool": "delete_file", "arguments": {"path": "a"}}),
         [
             "$.cases[1].turns[1].expected (case C-1): expected call to 'delete_file', "
-            "which turn 1 does not offer (tools: read_file, write_file, count)"
+            "which turn 2 does not offer (tools: read_file, write_file, count)"
         ],
     ),
     (
@@ -174,6 +174,13 @@ TABLE: list[tuple[str, Edit, list[str]]] = [
         ["$.cases[1].turns[1].reply (case C-1): unknown matcher $containz (known: $any_of…"],
     ),
     (
+        "expect-error-without-calls",
+        _set("cases.1.turns.0", {"user": "read", "expected": None, "expect_error": True}),
+        [
+            "$.cases[1].turns[0].expect_error (case C-1): expect_error is set, but the turn expects no call"
+        ],
+    ),
+    (
         "add-tools-undefined",
         _set("cases.1.turns.1.add_tools", ["count", "cnt"]),
         [
@@ -189,7 +196,7 @@ TABLE: list[tuple[str, Edit, list[str]]] = [
         "reference-call-not-offered-in-its-turn",
         _set("cases.1.reference.0", [{"tool": "count", "arguments": {"n": 1}}]),
         [
-            "$.cases[1].reference[0][0] (case C-1): expected call to 'count', which turn 0 "
+            "$.cases[1].reference[0][0] (case C-1): expected call to 'count', which turn 1 "
             "does not offer (tools: read_file, write_file)"
         ],
     ),

@@ -14,8 +14,10 @@ way, as pytest shows a diff:
       malformed calls in <where>:
         <each>
 
-Failures are in capitals (`NOT MADE`, `NOT EXPECTED`, `DIFFERS`, `FORBIDDEN`). Each list
-shows at most `LISTED` entries and counts the rest (`... and 3 more`).
+Failures are in capitals (`NOT MADE`, `NOT EXPECTED`, `DIFFERS`, `FORBIDDEN`); a call of a
+trajectory whose result was an error says so (`its result was an error: ...`). Calls
+are numbered from 1. Each list shows at most `LISTED` entries and counts the rest
+(`... and 3 more`).
 """
 
 from __future__ import annotations
@@ -183,6 +185,9 @@ def _of_trajectory(outcome: TrajectoryOutcome) -> _Failure:
             what = f"NOT EXPECTED here (expected {j + 1} is {reference[j].name})"
         else:
             what = "NOT EXPECTED" if extras_fail else "other call (allowed)"
+        why = outcome.failed.get(j)
+        if why is not None:
+            what += f"; its result was an error: {why}"
         pattern = (outcome.forbidden or {}).get(j)
         if pattern is not None:
             what += (

@@ -13,7 +13,7 @@ Both go through the judges of suites, so an assertion never disagrees with a sui
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from toolgrade._core.json_data import JsonValue
@@ -25,6 +25,7 @@ from toolgrade.extract import Extraction
 from toolgrade.judging import (
     TrajectoryMatch,
     compare_trajectory,
+    failed_calls,
     find_forbidden,
     judge,
     judge_conversation,
@@ -99,6 +100,8 @@ class TrajectoryOutcome:
     """Failures only: each forbidden call, by index, with the first pattern it matches."""
     notes: tuple[str, ...] = ()
     """Malformed calls in the messages."""
+    failed: Mapping[int, str] = field(default_factory=dict)
+    """The calls whose result was an error (`is_error`), by index, with the error."""
 
 
 def judge_trajectory(
@@ -171,6 +174,7 @@ def judge_trajectory(
         differences=differences,
         forbidden=hits,
         notes=tuple(e.message for s in steps for e in s.extraction_errors),
+        failed=failed_calls(steps),
     )
 
 

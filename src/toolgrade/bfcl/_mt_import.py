@@ -232,7 +232,7 @@ def entry_to_conversation(
     for index, texts in enumerate(entry.turns):
         if bool(texts) == (index in entry.missed_function):
             raise InputError(
-                f"entry {entry.id}: turn {index} must have user messages or add functions"
+                f"entry {entry.id}: turn {index + 1} must have user messages or add functions"
             )
         added = tuple(n for n, i in {**held_out, **early}.items() if i == index)
         user = "\n\n".join(texts) if texts else ADDED_FUNCTIONS_PROMPT

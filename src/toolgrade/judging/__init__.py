@@ -10,6 +10,7 @@ and `check_conversations` (`toolgrade suite check`) build on.
 
 from toolgrade.judging._conversation import conversation_result, judge_conversation
 from toolgrade.judging._end_checks import find_forbidden
+from toolgrade.judging._failed_calls import failed_calls
 from toolgrade.judging._judge import (
     JudgeFn,
     case_result,
@@ -53,6 +54,7 @@ __all__ = [
     "check_conversations",
     "compare_trajectory",
     "conversation_result",
+    "failed_calls",
     "find_forbidden",
     "find_profile",
     "judge",

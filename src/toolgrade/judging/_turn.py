@@ -2,29 +2,33 @@
 
 A turn that states calls is judged as a single case is, by the judge's core
 (`toolgrade.judging._judge.judge_calls`, under the partial rubric), with the tools
-offered in that turn; its calls are those of all its steps, in order. A
+offered in that turn; its calls are those of all its steps, in order. An expected call
+counts as made only when its result is not an error (`toolgrade.judging._failed_calls`),
+unless the turn says a failing call is the point (`expect_error`). A
 turn fails on a failed request, on reaching its step limit, or on what it stated;
 its cause is the first that applies of: `timeout`/`error`, `parse_error`,
 `uncovered_call` (a failing call no scripted rule covers), `forbidden_call`,
 `step_limit`, the judge's status (`extra_calls` read as `unexpected_call`), and
-`reply_mismatch`.
+`reply_mismatch`; its message says what happened (`toolgrade.judging._turn_message`).
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from functools import partial
 
 from toolgrade._core.json_data import JsonValue
-from toolgrade._core.toolcall import call_at
 from toolgrade._core.transcript import Exchange, FailureCause, TurnResult
 from toolgrade._core.trusted import construct_trusted
 from toolgrade._core.verdict import Verdict
 from toolgrade._core.vocab import PairResult, Status, ToolCall
 from toolgrade.environments import TurnRun
 from toolgrade.extract import Extraction, ExtractionProblem
+from toolgrade.judging._failed_calls import failed_calls, only_made_calls_count
 from toolgrade.judging._judge import judge_calls
 from toolgrade.judging._trajectory import describe_call
+from toolgrade.judging._turn_message import calls_message
 from toolgrade.match import MatchOptions, compare_values
 from toolgrade.results import CaseResult
 from toolgrade.suite import Case, Suite, SuiteDefaults, Turn
@@ -56,14 +60,17 @@ def judge_turn(
     turn = conversation.turns[run.index]
     calls = tuple(c for s in run.steps for c in s.calls)
     problems = tuple(e for s in run.steps for e in s.extraction_errors)
-    judged = (
-        _judge_calls(suite, conversation, run, calls, problems, profile)
-        if turn.states_calls
-        else None
-    )
+    failed = failed_calls(run.steps, expect_error=turn.expect_error) if turn.states_calls else {}
+    judged = None
+    if turn.states_calls:
+        judge = partial(_judge_calls, suite, conversation, run, problems=problems, profile=profile)
+        judged = only_made_calls_count(
+            judge(calls), calls, failed, judge_again=judge, expected=turn.expected or ()
+        )
     problem = reply_problem(turn, run.reply, suite.defaults) if turn.reply is not None else None
     expected = () if judged is None else _expected(judged, turn)
-    cause, message = _cause(run, calls, expected, problems, judged, problem, forbidden=forbidden)
+    judgement = _Judgement(calls, expected, problems, judged, failed)
+    cause, message = _cause(run, judgement, problem, forbidden=forbidden)
     return TurnResult(
         index=run.index,
         user=run.user,
@@ -84,6 +91,7 @@ def _judge_calls(
     conversation: Case,
     run: TurnRun,
     calls: tuple[ToolCall, ...],
+    *,
     problems: tuple[ExtractionProblem, ...],
     profile: str,
 ) -> Verdict:
@@ -182,29 +190,34 @@ def _quoted(value: JsonValue) -> str:
     return text if len(text) <= 80 else text[:76] + '..."'
 
 
+@dataclass(frozen=True, slots=True)
+class _Judgement:
+    """The turn's calls as judged: what the failure cause and message are read from."""
+
+    calls: tuple[ToolCall, ...]
+    expected: tuple[ToolCall, ...]
+    problems: tuple[ExtractionProblem, ...]
+    verdict: Verdict | None
+    failed: dict[int, str]
+
+
 def _cause(
-    run: TurnRun,
-    calls: tuple[ToolCall, ...],
-    expected: tuple[ToolCall, ...],
-    problems: tuple[ExtractionProblem, ...],
-    judged: Verdict | None,
-    reply: str | None,
-    *,
-    forbidden: bool,
+    run: TurnRun, judged: _Judgement, reply: str | None, *, forbidden: bool
 ) -> tuple[FailureCause | None, str | None]:
     """The turn's failure cause and message, in the documented order; None: it held."""
     if run.error is not None:
         return (Status.TIMEOUT if run.timeout else Status.ERROR), run.error
-    calls_failed = judged is not None and judged.status != Status.CORRECT
+    verdict = judged.verdict
+    calls_failed = verdict is not None and verdict.status != Status.CORRECT
     if not (calls_failed or run.step_limit or reply is not None):
         return None, None
-    if judged is not None and judged.status == Status.PARSE_ERROR:
+    if verdict is not None and verdict.status == Status.PARSE_ERROR:
         # A problem whose reason was not recorded is a malformed call (`parse_error`).
-        first = problems[0] if problems else None
+        first = judged.problems[0] if judged.problems else None
         return Status.PARSE_ERROR, "malformed call" + (
             f": {first.reason or 'parse_error'}: {first.message}" if first is not None else ""
         )
-    uncovered = _uncovered(run, calls, judged) if calls_failed and judged is not None else None
+    uncovered = _uncovered(run, judged.calls, verdict) if calls_failed and verdict else None
     if uncovered is not None:
         note = f" ({uncovered.note})" if uncovered.note else ""
         what = f"call {describe_call(uncovered.call)} is covered by no rule"
@@ -215,10 +228,10 @@ def _cause(
         n = len(run.steps)
         limit = f"{n} step{'s' if n != 1 else ''}, the limit, and still calling tools"
         return Status.STEP_LIMIT, limit
-    if calls_failed and judged is not None:
-        status = judged.status
+    if calls_failed and verdict is not None:
+        status = verdict.status
         cause = Status.UNEXPECTED_CALL if status == Status.EXTRA_CALLS else status
-        return cause, _calls_message(judged, calls, expected)
+        return cause, calls_message(verdict, judged.calls, judged.expected, judged.failed)
     return Status.REPLY_MISMATCH, reply
 
 
@@ -234,40 +247,3 @@ def _uncovered(run: TurnRun, calls: tuple[ToolCall, ...], judged: Verdict) -> Ex
         return next((exchanges[j] for j in failing if exchanges[j].outcome == "uncovered"), None)
     wrong = [calls[j] for j in failing]
     return next((x for x in exchanges if x.outcome == "uncovered" and x.call in wrong), None)
-
-
-def _calls_message(
-    judged: Verdict, calls: tuple[ToolCall, ...], expected: tuple[ToolCall, ...]
-) -> str:
-    """What was wrong with the turn's calls (not a malformed call), in one line.
-
-    A plug-in profile's verdict may name no pair, or indices out of range: the message
-    then says less, never fails.
-    """
-    status = judged.status
-    if status == Status.UNEXPECTED_CALL:
-        return f"no call expected, got {_described(call_at(calls, 0), 'a call')}"
-    if status == Status.EXTRA_CALLS:
-        extra = next((p.actual_index for p in judged.pairs if p.verdict == "extra"), None)
-        return f"extra call {_described(call_at(calls, extra), 'made')}"
-    if status == Status.MISSED_CALL:
-        missed = (
-            call_at(expected, p.expected_index) for p in judged.pairs if p.verdict == "missed"
-        )
-        names = ", ".join(c.name for c in missed if c is not None)
-        return f"{names or 'an expected call'} not called"
-    if status == Status.WRONG_TOOL:
-        pair = next((p for p in judged.pairs if p.verdict == "wrong_tool"), None)
-        if pair is None:
-            return "a call of the wrong tool"
-        want, got = call_at(expected, pair.expected_index), call_at(calls, pair.actual_index)
-        return f"expected {want.name if want else '?'}, got {got.name if got else '?'}"
-    details = judged.details
-    named = call_at(expected, details[0].call) if details else None
-    first = details[0].describe() if details else "arguments differ"
-    more = f" (and {len(details) - 1} more)" if len(details) > 1 else ""
-    return f"{named.name}: {first}{more}" if named else first + more
-
-
-def _described(call: ToolCall | None, otherwise: str) -> str:
-    return describe_call(call) if call is not None else otherwise

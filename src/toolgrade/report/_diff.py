@@ -51,7 +51,7 @@ class PairView:
     `unpaired` for calls lined up by position, `unchecked` for a conversation's call
     in a turn that expected no particular calls)."""
     rows: tuple[ArgRow, ...]
-    turn: int | None = None
+    turn_number: int | None = None
     """The conversation turn (from 1) the pair belongs to; None for a single case."""
 
 
@@ -152,7 +152,7 @@ def _turn_views(turn: TurnResult) -> list[PairView]:
                 actual=act.name if act is not None else None,
                 verdict=p.verdict,
                 rows=_rows(exp, act, flagged),
-                turn=number,
+                turn_number=number,
             )
         )
     return views

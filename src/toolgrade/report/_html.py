@@ -189,8 +189,8 @@ def _raw_steps(view: ConversationView) -> tuple[RawStep, ...]:
     out: list[RawStep] = []
     steps = [(t.number, s) for t in view.turns for s in t.steps]
     left = _TEXT_CHARS
-    for n, (turn, step) in enumerate(steps):
-        title = f"Turn {turn}, step {step.number}"
+    for n, (turn_number, step) in enumerate(steps):
+        title = f"Turn {turn_number}, step {step.number}"
         if left <= 0:
             rest = len(steps) - n
             out.append(RawStep(f"{rest} more step{'s' if rest > 1 else ''}", (), _CUT_NOTE))

@@ -262,6 +262,7 @@ def _prompt_fields(written: PromptCase) -> dict[str, Any]:
             "max_steps": 1,
             "add_tools": (),
             "any_call": written.any_call,
+            "expect_error": False,
         }
     )
     fields = {k: getattr(written, k) for k in _CASE_KEYS}

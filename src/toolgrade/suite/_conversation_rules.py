@@ -159,7 +159,8 @@ def check_conversation(chk: Checker, src: SourceFile, case: JsonObject, *, index
     arguments, its `reply` is a string or a well-formed matcher; the end checks (matchers,
     JSON Pointers, trajectory calls, forbidden patterns, `success` naming checks the
     conversation has); `fail` names an offered tool; `reference` has one entry per turn
-    whose calls are offered in that turn.
+    whose calls are offered in that turn; `expect_error` is set only on a turn that
+    expects a call.
     """
     path = f"$.cases[{index}]"
     where = (src.name, path, check_identity(chk, src, case, path=path, category="multi_turn"))
@@ -179,6 +180,9 @@ def check_conversation(chk: Checker, src: SourceFile, case: JsonObject, *, index
         if isinstance(turn, dict):
             at = (where[0], f"{path}.turns[{t}]", where[2])
             check_expected(chk, at, turn, offer=offers[t])
+            if turn.get("expect_error") is True and not _states_a_call(turn):
+                message = "expect_error is set, but the turn expects no call"
+                chk.add(at[0], f"{at[1]}.expect_error", message, case_id=at[2])
             if turn.get("reply") is not None:
                 _check_reply(chk, (at[0], f"{at[1]}.reply", at[2]), turn["reply"])
     checks = case.get("checks")
@@ -212,7 +216,14 @@ def _turn_offer(
     kept = [n for n in names if n not in later or n in added]
     kept += [n for n in dict.fromkeys(added) if n in chk.tools and n not in kept]
     own = {n: d for n, d in base.own.items() if n not in later or n in added}
-    return Offer(kept, own, f"turn {turn}")
+    return Offer(kept, own, f"turn {turn + 1}")
+
+
+def _states_a_call(turn: JsonObject) -> bool:
+    """Whether a turn's `expected` or one of its `alternatives` holds a call."""
+    alternatives = turn.get("alternatives")
+    lists = [turn.get("expected"), *(alternatives if isinstance(alternatives, list) else [])]
+    return any(call_items(calls) for calls in lists)
 
 
 def _add_tools(turn: JsonValue) -> list[str]:

@@ -63,14 +63,20 @@ class Turn(BaseModel):
     """Tools of the suite offered from this turn on (withheld before it)."""
     any_call: bool = False
     """Pass when at least one offered tool is called, arguments unchecked (relevance)."""
+    expect_error: bool = False
+    """The turn is about a failing call (a missing file, a refused command): an expected
+    call counts as made whatever its result. False: only a call whose result is not an
+    error (the tool raised, or the call was rejected) counts as made."""
 
     @model_serializer(mode="wrap")
     def _written(self, handler: SerializerFunctionWrapHandler) -> Any:
-        # `any_call` is written only when set, so that suites written without it hash
-        # as they always have.
+        # `any_call` and `expect_error` are written only when set, so that suites
+        # written without them hash as they always have.
         data = handler(self)
-        if not self.any_call and isinstance(data, dict):
-            data.pop("any_call", None)
+        if isinstance(data, dict):
+            for key in ("any_call", "expect_error"):
+                if not getattr(self, key):
+                    data.pop(key, None)
         return data
 
     @model_validator(mode="before")

@@ -181,6 +181,35 @@ TABLE: list[tuple[str, Edit, list[str]]] = [
         ],
     ),
     (
+        "allow-other-calls-without-calls",
+        _set("cases.1.turns.0", {"user": "read", "expected": None, "allow_other_calls": True}),
+        [
+            "$.cases[1].turns[0].allow_other_calls (case C-1): allow_other_calls is set, but "
+            "the turn expects no call"
+        ],
+    ),
+    (
+        "allow-other-calls-with-an-alternative-of-no-call",
+        _set(
+            "cases.1.turns.0",
+            {
+                "user": "read",
+                "expected": {"tool": "read_file", "arguments": {"path": "a"}},
+                "alternatives": [{"tool": "read_file", "arguments": {"path": "b"}}, None],
+                "allow_other_calls": True,
+            },
+        ),
+        [
+            "$.cases[1].turns[0].allow_other_calls (case C-1): allow_other_calls is set, but "
+            "alternatives[1] is no call: any calls would pass"
+        ],
+    ),
+    (
+        "allow-other-calls-not-a-boolean",
+        _set("cases.1.turns.0.allow_other_calls", "yes"),
+        ["$.cases[1].turns[0].allow_other_calls (case C-1): 'yes' is not of type 'boolean'"],
+    ),
+    (
         "add-tools-undefined",
         _set("cases.1.turns.1.add_tools", ["count", "cnt"]),
         [
@@ -395,6 +424,13 @@ ALL_AT_ONCE = (
     "success-names-check-not-given",
     "python-initial-state-not-keywords",
 )
+
+
+def test_validation_allow_other_calls_on_a_turn_that_expects_calls() -> None:
+    data = copy.deepcopy(BASE)
+    _set("cases.1.turns.0.allow_other_calls", True)(data)
+    suite = parse_suite(json.dumps(data))
+    assert suite.conversations[0].turns[0].allow_other_calls
 
 
 def test_validation_every_problem_reported_at_once(tmp_path: Path) -> None:

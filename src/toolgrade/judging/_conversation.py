@@ -44,6 +44,7 @@ from toolgrade.judging._end_checks import (
     forbidden_result,
     trajectory_result,
 )
+from toolgrade.judging._other_calls import blamed_pairs
 from toolgrade.judging._profiles import DEFAULT_PROFILE, find_profile
 from toolgrade.judging._reference import reference_final_state
 from toolgrade.judging._result import conversation_result, decided_record
@@ -157,7 +158,10 @@ def _judge(
     )
     failed_request = any(r.error is not None for r in runs)
     passed = not failed_request and all(c.passed for c in checks if c.deciding)
-    first = None if passed else _first_failure(results, checks, hits, trajectory_cause, deciding)
+    others = {i for i, t in enumerate(conversation.turns) if t.allow_other_calls}
+    first = None
+    if not passed:
+        first = _first_failure(results, checks, hits, trajectory_cause, deciding, others=others)
     if first is None and not passed:  # pragma: no cover - a failing check always has a cause
         first = FirstFailure(cause=Status.ERROR, message="the conversation failed")
     precision = recall = f1 = None
@@ -280,12 +284,17 @@ def _first_failure(
     hits: Sequence[ForbiddenHit],
     trajectory_cause: FailureCause | None,
     deciding: Sequence[CheckName],
+    *,
+    others: set[int],
 ) -> FirstFailure | None:
-    """The earliest failed turn's cause, else the first failing deciding end check's."""
+    """The earliest failed turn's cause, else the first failing deciding end check's.
+
+    `others`: the turns that allow other calls (by index).
+    """
     turn = next((t for t in results if not t.passed and t.cause is not None), None)
     if turn is not None and turn.cause is not None:
         message = turn.message or turn.cause.replace("_", " ")
-        step = _blamed_step(turn, hits)
+        step = _blamed_step(turn, hits, others_allowed=turn.index in others)
         named = "turns" if "turns" in deciding else None
         return FirstFailure(
             cause=turn.cause, message=message, turn=turn.index, step=step, check=named
@@ -323,13 +332,15 @@ _LAST_STEP_CAUSES = frozenset(
 )
 
 
-def _blamed_step(turn: TurnResult, hits: Sequence[ForbiddenHit]) -> int | None:
-    """The step to blame for a failed turn, when one is."""
+def _blamed_step(
+    turn: TurnResult, hits: Sequence[ForbiddenHit], *, others_allowed: bool
+) -> int | None:
+    """The step to blame for a failed turn, when one is (see `blamed_pairs`)."""
     if turn.cause == Status.FORBIDDEN_CALL:
         return next((h.step for h in hits if h.turn == turn.index), None)
     if turn.cause in _LAST_STEP_CAUSES:
         return len(turn.steps) - 1 if turn.steps else None
-    bad = [p.actual_index for p in turn.pairs if p.verdict != "correct"]
+    bad = [p.actual_index for p in blamed_pairs(turn, others_allowed=others_allowed)]
     blamed = next((j for j in bad if j is not None), None)
     if blamed is None:
         return None

@@ -12,7 +12,9 @@ call counts, whatever its result.
 A failed call is still a call the model made: when the other calls meet the expectation,
 it is an extra call (`extra_calls`, or `unexpected_call` when no call is expected); when
 they do not, the verdict is theirs (an expected call whose only attempt failed is
-`missed`), with each failed call an extra pair.
+`missed`), with each failed call an extra pair. In a turn that allows other calls
+(`Turn.allow_other_calls`) a failed call is one of those: the verdict and the score are
+those of the calls that did not fail.
 """
 
 from __future__ import annotations
@@ -86,6 +88,7 @@ def only_made_calls_count(
     *,
     judge_again: Callable[[tuple[ToolCall, ...]], Verdict],
     expected: Sequence[ToolCall],
+    others_allowed: bool = False,
 ) -> Verdict:
     """A turn's verdict under the rule of failed calls (see the module's help).
 
@@ -95,6 +98,8 @@ def only_made_calls_count(
         failed: the calls that failed (`failed_calls`).
         judge_again: judges a list of calls against the turn's expectation.
         expected: the turn's own expected calls (its primary expectation).
+        others_allowed: the turn allows other calls: a failed call fails nothing by
+            itself (`judge_again` judges so too).
 
     Returns:
         `verdict` itself when no failed call made an expected call in it; else the
@@ -107,6 +112,8 @@ def only_made_calls_count(
     pairs = tuple(_moved(p, kept) for p in again.pairs) + tuple(
         PairResult(expected_index=None, actual_index=j, verdict="extra") for j in sorted(failed)
     )
+    if others_allowed:
+        return replace(again, pairs=pairs)
     status = again.status
     if status is Status.CORRECT:
         met = expected if again.expected is None else again.expected

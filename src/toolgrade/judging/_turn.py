@@ -4,7 +4,9 @@ A turn that states calls is judged as a single case is, by the judge's core
 (`toolgrade.judging._judge.judge_calls`, under the partial rubric), with the tools
 offered in that turn; its calls are those of all its steps, in order. An expected call
 counts as made only when its result is not an error (`toolgrade.judging._failed_calls`),
-unless the turn says a failing call is the point (`expect_error`). A
+unless the turn says a failing call is the point (`expect_error`). A turn that allows
+other calls (`allow_other_calls`) is judged on its expected calls alone
+(`toolgrade.judging._other_calls`). A
 turn fails on a failed request, on reaching its step limit, or on what it stated;
 its cause is the first that applies of: `timeout`/`error`, `parse_error`,
 `uncovered_call` (a failing call no scripted rule covers), `forbidden_call`,
@@ -15,6 +17,7 @@ its cause is the first that applies of: `timeout`/`error`, `parse_error`,
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
@@ -27,6 +30,7 @@ from toolgrade.environments import TurnRun
 from toolgrade.extract import Extraction, ExtractionProblem
 from toolgrade.judging._failed_calls import failed_calls, only_made_calls_count
 from toolgrade.judging._judge import judge_calls
+from toolgrade.judging._other_calls import judge_allowing_others, unordered
 from toolgrade.judging._trajectory import describe_call
 from toolgrade.judging._turn_message import calls_message
 from toolgrade.match import MatchOptions, compare_values
@@ -62,14 +66,16 @@ def judge_turn(
     problems = tuple(e for s in run.steps for e in s.extraction_errors)
     failed = failed_calls(run.steps, expect_error=turn.expect_error) if turn.states_calls else {}
     judged = None
+    out_of_order = None
     if turn.states_calls:
         judge = partial(_judge_calls, suite, conversation, run, problems=problems, profile=profile)
-        judged = only_made_calls_count(
-            judge(calls), calls, failed, judge_again=judge, expected=turn.expected or ()
-        )
+        judged = _judged(turn, calls, failed, judge)
+        if turn.allow_other_calls and not judged.passed and _strict(turn, suite):
+            out_of_order = _made_out_of_order(turn, calls, failed, judge)
     problem = reply_problem(turn, run.reply, suite.defaults) if turn.reply is not None else None
     expected = () if judged is None else _expected(judged, turn)
-    judgement = _Judgement(calls, expected, problems, judged, failed)
+    others = turn.allow_other_calls
+    judgement = _Judgement(calls, expected, problems, judged, failed, others, out_of_order)
     cause, message = _cause(run, judgement, problem, forbidden=forbidden)
     return TurnResult(
         index=run.index,
@@ -86,17 +92,54 @@ def judge_turn(
     )
 
 
+_Judge = Callable[[Turn, tuple[ToolCall, ...]], Verdict]
+"""Judges calls against a turn's expectation (the turn, or one expectation of it)."""
+
+
+def _judged(
+    turn: Turn, calls: tuple[ToolCall, ...], failed: dict[int, str], judge: _Judge
+) -> Verdict:
+    """The turn's calls judged, under the rule of failed calls and its `allow_other_calls`."""
+    others = turn.allow_other_calls
+    judge_all = judge_allowing_others(turn, judge) if others else partial(judge, turn)
+    expected = turn.expected or ()
+    return only_made_calls_count(
+        judge_all(calls),
+        calls,
+        failed,
+        judge_again=judge_all,
+        expected=expected,
+        others_allowed=others,
+    )
+
+
+def _strict(turn: Turn, suite: Suite) -> bool:
+    """Whether the turn's calls must come in order."""
+    return (turn.order or suite.defaults.order) == "strict"
+
+
+def _made_out_of_order(
+    turn: Turn, calls: tuple[ToolCall, ...], failed: dict[int, str], judge: _Judge
+) -> tuple[ToolCall, ...] | None:
+    """The expectation a turn allowing other calls met only out of order, if it did."""
+    anyhow = _judged(unordered(turn), calls, failed, judge)
+    return _expected(anyhow, turn) if anyhow.passed else None
+
+
 def _judge_calls(
     suite: Suite,
     conversation: Case,
     run: TurnRun,
+    turn: Turn,
     calls: tuple[ToolCall, ...],
     *,
     problems: tuple[ExtractionProblem, ...],
     profile: str,
 ) -> Verdict:
-    """The turn's calls judged against what it states (under the partial rubric)."""
-    turn = conversation.turns[run.index]
+    """Calls judged against what a turn states (under the partial rubric).
+
+    `turn` is the turn as it runs, or one expectation of it (`_other_calls.expectations`).
+    """
     actual: Extraction | tuple[ToolCall, ...] = calls
     if problems:
         fmt = next((s.extraction_format for s in run.steps if s.extraction_format), None)
@@ -199,6 +242,10 @@ class _Judgement:
     problems: tuple[ExtractionProblem, ...]
     verdict: Verdict | None
     failed: dict[int, str]
+    others_allowed: bool = False
+    """The turn allows other calls (`Turn.allow_other_calls`)."""
+    out_of_order: tuple[ToolCall, ...] | None = None
+    """A turn allowing other calls: the expectation it met, but not in order."""
 
 
 def _cause(
@@ -217,7 +264,7 @@ def _cause(
         return Status.PARSE_ERROR, "malformed call" + (
             f": {first.reason or 'parse_error'}: {first.message}" if first is not None else ""
         )
-    uncovered = _uncovered(run, judged.calls, verdict) if calls_failed and verdict else None
+    uncovered = _uncovered(run, judged, verdict) if calls_failed and verdict else None
     if uncovered is not None:
         note = f" ({uncovered.note})" if uncovered.note else ""
         what = f"call {describe_call(uncovered.call)} is covered by no rule"
@@ -231,17 +278,28 @@ def _cause(
     if calls_failed and verdict is not None:
         status = verdict.status
         cause = Status.UNEXPECTED_CALL if status == Status.EXTRA_CALLS else status
+        if judged.out_of_order is not None:
+            told = ", then ".join(c.name for c in judged.out_of_order)
+            return cause, f"the expected calls were made, but not in order: {told}"
         return cause, calls_message(verdict, judged.calls, judged.expected, judged.failed)
     return Status.REPLY_MISMATCH, reply
 
 
-def _uncovered(run: TurnRun, calls: tuple[ToolCall, ...], judged: Verdict) -> Exchange | None:
-    """The first failing call of the turn that no scripted rule covered, if any."""
+def _uncovered(run: TurnRun, judgement: _Judgement, judged: Verdict) -> Exchange | None:
+    """The first failing call of the turn that no scripted rule covered, if any.
+
+    In a turn that allows other calls, an other call (an extra pair) fails nothing.
+    """
+    calls = judgement.calls
+    others = judgement.others_allowed
     exchanges = [x for s in run.steps for x in s.exchanges]
     failing = sorted(
         j
         for p in judged.pairs
-        if p.verdict != "correct" and (j := p.actual_index) is not None and 0 <= j < len(calls)
+        if p.verdict != "correct"
+        and not (others and p.verdict == "extra")
+        and (j := p.actual_index) is not None
+        and 0 <= j < len(calls)
     )
     if len(exchanges) == len(calls):
         return next((exchanges[j] for j in failing if exchanges[j].outcome == "uncovered"), None)

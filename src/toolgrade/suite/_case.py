@@ -263,6 +263,7 @@ def _prompt_fields(written: PromptCase) -> dict[str, Any]:
             "add_tools": (),
             "any_call": written.any_call,
             "expect_error": False,
+            "allow_other_calls": False,
         }
     )
     fields = {k: getattr(written, k) for k in _CASE_KEYS}

@@ -160,7 +160,7 @@ def check_conversation(chk: Checker, src: SourceFile, case: JsonObject, *, index
     JSON Pointers, trajectory calls, forbidden patterns, `success` naming checks the
     conversation has); `fail` names an offered tool; `reference` has one entry per turn
     whose calls are offered in that turn; `expect_error` is set only on a turn that
-    expects a call.
+    expects a call, `allow_other_calls` only on one whose every expectation holds a call.
     """
     path = f"$.cases[{index}]"
     where = (src.name, path, check_identity(chk, src, case, path=path, category="multi_turn"))
@@ -183,6 +183,8 @@ def check_conversation(chk: Checker, src: SourceFile, case: JsonObject, *, index
             if turn.get("expect_error") is True and not _states_a_call(turn):
                 message = "expect_error is set, but the turn expects no call"
                 chk.add(at[0], f"{at[1]}.expect_error", message, case_id=at[2])
+            if turn.get("allow_other_calls") is True:
+                _check_other_calls(chk, (at[0], f"{at[1]}.allow_other_calls", at[2]), turn)
             if turn.get("reply") is not None:
                 _check_reply(chk, (at[0], f"{at[1]}.reply", at[2]), turn["reply"])
     checks = case.get("checks")
@@ -224,6 +226,28 @@ def _states_a_call(turn: JsonObject) -> bool:
     alternatives = turn.get("alternatives")
     lists = [turn.get("expected"), *(alternatives if isinstance(alternatives, list) else [])]
     return any(call_items(calls) for calls in lists)
+
+
+def _check_other_calls(chk: Checker, where: _Where, turn: JsonObject) -> None:
+    """A turn that allows other calls must expect a call in each of its expectations.
+
+    Other calls allowed beside an expectation of no call would let any calls pass.
+    """
+    file, path, case_id = where
+    if not _states_a_call(turn):
+        chk.add(
+            file, path, "allow_other_calls is set, but the turn expects no call", case_id=case_id
+        )
+        return
+    alternatives = turn.get("alternatives")
+    named = [("expected", turn.get("expected"))] + [
+        (f"alternatives[{k}]", calls)
+        for k, calls in enumerate(alternatives if isinstance(alternatives, list) else [])
+    ]
+    for name, calls in named:
+        if not call_items(calls):
+            message = f"allow_other_calls is set, but {name} is no call: any calls would pass"
+            chk.add(file, path, message, case_id=case_id)
 
 
 def _add_tools(turn: JsonValue) -> list[str]:

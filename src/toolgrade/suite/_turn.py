@@ -34,6 +34,8 @@ _FROZEN = ConfigDict(frozen=True, extra="forbid")
 DEFAULT_MAX_STEPS = 10
 """Model replies allowed in one turn unless the turn says otherwise."""
 
+_WRITTEN_WHEN_SET = ("any_call", "expect_error", "allow_other_calls")
+
 
 class Turn(BaseModel):
     """One user message and, optionally, what must happen in reply to it.
@@ -67,14 +69,18 @@ class Turn(BaseModel):
     """The turn is about a failing call (a missing file, a refused command): an expected
     call counts as made whatever its result. False: only a call whose result is not an
     error (the tool raised, or the call was rejected) counts as made."""
+    allow_other_calls: bool = False
+    """Calls the turn does not expect (a read, a search, a listing) do not fail it; every
+    expected call must still be made, with the right arguments, and succeed (in order,
+    among the others, when the order is `strict`). False: every call must be expected."""
 
     @model_serializer(mode="wrap")
     def _written(self, handler: SerializerFunctionWrapHandler) -> Any:
-        # `any_call` and `expect_error` are written only when set, so that suites
-        # written without them hash as they always have.
+        # `any_call`, `expect_error` and `allow_other_calls` are written only when set,
+        # so that suites written without them hash as they always have.
         data = handler(self)
         if isinstance(data, dict):
-            for key in ("any_call", "expect_error"):
+            for key in _WRITTEN_WHEN_SET:
                 if not getattr(self, key):
                     data.pop(key, None)
         return data
@@ -83,6 +89,12 @@ class Turn(BaseModel):
     @classmethod
     def _from_string(cls, data: Any) -> Any:
         return {"user": data} if isinstance(data, str) else data
+
+    @model_validator(mode="after")
+    def _not_with_any_call(self) -> Turn:
+        if self.allow_other_calls and self.any_call:
+            raise ValueError("allow_other_calls with any_call: any_call accepts every call already")
+        return self
 
     @property
     def states_calls(self) -> bool:

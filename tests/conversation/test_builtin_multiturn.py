@@ -79,12 +79,13 @@ def test_builtin_multiturn_every_reference_passes_suite_check(suite: Suite) -> N
 
 
 def test_builtin_multiturn_is_hand_editable_data() -> None:
-    # Plain, indented JSON under 175 KB: every conversation starts from a named state and
-    # lists only its changes, and the state a reference leaves is derived, not copied (the
-    # multi-file refactors list the usual ways of doing them, one call a line).
+    # Plain, indented JSON under 150 KB: every conversation starts from a named state and
+    # lists only its changes, the state a reference leaves is derived, not copied, and a
+    # turn that asks for an action expects that action and allows other calls (reads,
+    # searches) instead of listing every way of getting there.
     path = ROOT / "src" / "toolgrade" / "suite" / "builtin" / f"{NAME}.json"
     text = path.read_text(encoding="utf-8")
-    assert len(text.encode("utf-8")) < 175_000
+    assert len(text.encode("utf-8")) < 150_000
     lines = text.splitlines()
     assert text.startswith('{\n  "$schema": ') and len(lines) > 2_000
     assert max(len(line) for line in lines) < 1_000  # long only where a text is long
@@ -217,6 +218,7 @@ def test_builtin_multiturn_final_state_from_reference_judges_as_the_frozen_copy(
 
 
 _EDIT_CONFIG = "src/invoicer/config.py"
+_UTILS, _RENDER = "src/invoicer/utils.py", "src/invoicer/render.py"
 
 # Conversations of the built-in suite as a model might answer them: (turn, step, output)
 # lines, then each turn's verdict (passed, or its cause and message) and the progress.
@@ -269,6 +271,37 @@ ACTIONS: dict[str, tuple[str, list[tuple[int, int, str]], list[str], float]] = {
         ],
         ["passed", "passed"],
         1.0,
+    ),
+    "a-listing-search-and-read-before-the-rename": (
+        "MT-REFACTOR-01",
+        [
+            (0, 0, _call("list_files", directory="src/invoicer")),
+            (0, 1, _call("search", pattern="format_money")),
+            (0, 2, _call("read_file", path=_RENDER)),
+            (0, 3, _call("edit_file", path=_UTILS, old="def format_money(", new="def format_amount(")),
+            (0, 4, _call("edit_file", path=_RENDER, old="import format_money", new="import format_amount")),
+            (0, 5, _call("edit_file", path=_RENDER, old="return format_money(", new="return format_amount(")),
+            (0, 6, "Renamed format_money to format_amount."),
+            (1, 0, _call("run_command", command="ruff check .")),
+            (1, 1, "ruff reports the unused import os."),
+        ],
+        ["passed", "passed"],
+        1.0,
+    ),
+    "reads-and-one-of-the-two-files-renamed": (
+        "MT-REFACTOR-01",
+        [
+            (0, 0, _call("search", pattern="format_money")),
+            (0, 1, _call("read_file", path=_UTILS)),
+            (0, 2, _call("edit_file", path=_UTILS, old="def format_money(", new="def format_amount(")),
+            (0, 3, "Renamed format_money to format_amount."),
+            (1, 0, "Done, nothing broke: no os problems."),
+        ],
+        [
+            "missed_call: edit_file called 1 of 2 times",
+            "missed_call: run_command not called",
+        ],
+        0.0,
     ),
 }  # fmt: skip
 

@@ -69,10 +69,11 @@ def test_html_conversation_row_pairs_exact_match_by_turn_and_shows_raw_steps(
 
 
 def test_html_conversation_row_of_recorded_model_marks_differing_argument() -> None:
-    # The recorded small model (teacher-forced) reads the wrong path, then loops.
+    # The recorded small model (teacher-forced) moves the file by absolute paths, then
+    # loops: the move is paired with the expected one, its paths marked as differing.
     suite = toolgrade.load_suite(REAL / "conversations-suite.json")
     suite = suite.model_copy(
-        update={"cases": tuple(c for c in suite.cases if c.id == "MT-EDIT-02")}
+        update={"cases": tuple(c for c in suite.cases if c.id == "MT-REFACTOR-02")}
     )
     options = toolgrade.RunOptions(teacher_forcing=True, warmup=False)
     run = toolgrade.run_suite(
@@ -82,15 +83,19 @@ def test_html_conversation_row_of_recorded_model_marks_differing_argument() -> N
     views = pair_views(result)
     assert [(v.turn_number, v.verdict) for v in views] == [
         (1, "wrong_args"),
-        (1, "wrong_tool"),
+        (1, "missed"),
+        (1, "extra"),
         (1, "extra"),
         (1, "extra"),
         (1, "extra"),
     ]
-    assert [(r.key, r.state) for r in views[0].rows] == [("path", "differs")]
-    row = _row(toolgrade.render_report(run, "html"), "MT-EDIT-02")
+    assert [(r.key, r.state) for r in views[0].rows] == [
+        ("source", "differs"),
+        ("destination", "differs"),
+    ]
+    row = _row(toolgrade.render_report(run, "html"), "MT-REFACTOR-02")
     assert row.count('<div class="raw-step">') == 6
-    assert "/path/to/file.txt" in row[row.index("<h3>Raw output</h3>") :]
+    assert "/src/invoicer/utils.py" in row[row.index("<h3>Raw output</h3>") :]
 
 
 def test_html_conversation_row_step_without_answer_says_why() -> None:

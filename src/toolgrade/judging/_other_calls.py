@@ -14,7 +14,8 @@ The score is the credit of the expected calls alone: 1 for a correct pair, 0.5 f
 with other arguments, over the number expected; other calls never lower it. It picks
 the expectation judged against (the best-scoring, the earliest on ties), so a turn that
 read five files before its edit is judged against the edit, not against an alternative
-that happens to pair more of the calls.
+that happens to pair more of the calls. A turn that holds counts whole, whatever other
+calls it made; when it fails, an other call is not the step to blame (`blamed_pairs`).
 """
 
 from __future__ import annotations

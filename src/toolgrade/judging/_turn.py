@@ -6,12 +6,12 @@ offered in that turn; its calls are those of all its steps, in order. An expecte
 counts as made only when its result is not an error (`toolgrade.judging._failed_calls`),
 unless the turn says a failing call is the point (`expect_error`). A turn that allows
 other calls (`allow_other_calls`) is judged on its expected calls alone
-(`toolgrade.judging._other_calls`). A
-turn fails on a failed request, on reaching its step limit, or on what it stated;
-its cause is the first that applies of: `timeout`/`error`, `parse_error`,
-`uncovered_call` (a failing call no scripted rule covers), `forbidden_call`,
-`step_limit`, the judge's status (`extra_calls` read as `unexpected_call`), and
-`reply_mismatch`; its message says what happened (`toolgrade.judging._turn_message`).
+(`toolgrade.judging._other_calls`). A turn fails on a failed request, on reaching its
+step limit, or on what it stated; its cause is the first that applies of:
+`timeout`/`error`, `parse_error`, `uncovered_call` (a failing call no scripted rule
+covers), `forbidden_call`, `step_limit`, the judge's status (`extra_calls` read as
+`unexpected_call`), and `reply_mismatch`; its message says what happened
+(`toolgrade.judging._turn_message`).
 """
 
 from __future__ import annotations

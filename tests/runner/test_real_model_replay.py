@@ -1,13 +1,12 @@
-"""What a real small model said, replayed: the verdicts on real output stay in place.
+"""What real small models said, replayed: the verdicts on real output stay in place.
 
-`make e2e ARGS="--record tests/data/real"` ran the built-in suite against
-Qwen2.5-Coder-0.5B-Instruct (Q4_K_M) on llama-cpp-python, in native and prompt mode, and
-recorded every raw answer with the suite as it ran, then the first conversations of the
-built-in `coding-agent-multiturn` suite on-policy and teacher-forced (every step of every
-conversation). This replays all four runs without a model and checks every verdict
-against tests/data/real/verdicts.json (reviewed by hand; `TOOLGRADE_UPDATE_REAL=1`
-rewrites it after a deliberate change of a rule, and the diff is the change's effect on
-real output).
+Each recording in tests/data/real (`real_recordings.RECORDINGS`) holds a model's raw
+answers to the built-in suite in native and prompt mode and to the first conversations of
+the built-in `coding-agent-multiturn` suite, on-policy and teacher-forced (every step of
+every conversation), with the suites as they ran. This replays every run without a model
+and checks every verdict against the recording's verdicts.json (reviewed by hand;
+`TOOLGRADE_UPDATE_REAL=1` rewrites it after a deliberate change of a rule, and the diff is
+the change's effect on real output).
 """
 
 from __future__ import annotations
@@ -15,79 +14,80 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 import toolgrade
+from runner.real_recordings import (
+    CONVERSATION_MODES,
+    RECORDINGS,
+    modes,
+    recorded,
+    replayed,
+)
 
-REAL = Path(__file__).resolve().parent.parent / "data" / "real"
-MODES = ("native", "prompt")
-CONVERSATION_MODES = {"conversations": False, "conversations-forced": True}
+RUNS = [(model, mode) for model in RECORDINGS for mode in modes(model)]
+SINGLE_RUNS = [(model, mode) for model, mode in RUNS if mode not in CONVERSATION_MODES]
+CONVERSATION_RUNS = [(model, mode) for model, mode in RUNS if mode in CONVERSATION_MODES]
+QWEN = "qwen2.5-coder-0.5b"
+GEMMA = "gemma3-270m"
 
 
-def _replayed(mode: str) -> toolgrade.RunResult:
-    if mode in CONVERSATION_MODES:
-        return _replayed_conversations(mode)
-    suite = toolgrade.load_suite(REAL / "suite.json")
-    return toolgrade.run_suite(suite, f"replay/{REAL / f'{mode}.jsonl'}", progress="none")
+def _ids(runs: list[tuple[str, str]]) -> list[str]:
+    return [f"{model}-{mode}" for model, mode in runs]
 
 
-def _replayed_conversations(mode: str) -> toolgrade.RunResult:
-    """The recorded conversations (the suite's first ones), replayed step by step."""
-    suite = toolgrade.load_suite(REAL / "conversations-suite.json")
-    recorded = {
-        json.loads(line)["case_id"]
-        for line in (REAL / f"{mode}.jsonl").read_text(encoding="utf-8").splitlines()
+@pytest.mark.parametrize("model", tuple(RECORDINGS))
+def test_real_replay_verdicts_match_recorded(model: str) -> None:
+    verdicts = {
+        mode: {r.case_id: str(r.status) for r in replayed(model, mode).results}
+        for mode in modes(model)
     }
-    ran = suite.model_copy(update={"cases": tuple(c for c in suite.cases if c.id in recorded)})
-    options = toolgrade.RunOptions(teacher_forcing=CONVERSATION_MODES[mode], warmup=False)
-    return toolgrade.run_suite(ran, f"replay/{REAL / f'{mode}.jsonl'}", options=options)
-
-
-@pytest.fixture(scope="module")
-def runs() -> dict[str, toolgrade.RunResult]:
-    return {mode: _replayed(mode) for mode in (*MODES, *CONVERSATION_MODES)}
-
-
-@pytest.fixture(scope="module")
-def recorded() -> dict[str, object]:
-    return json.loads((REAL / "verdicts.json").read_text(encoding="utf-8"))
-
-
-def test_real_replay_verdicts_match_recorded(
-    runs: dict[str, toolgrade.RunResult], recorded: dict[str, object]
-) -> None:
-    verdicts = {mode: {r.case_id: str(r.status) for r in run.results} for mode, run in runs.items()}
     if os.environ.get("TOOLGRADE_UPDATE_REAL") == "1":
-        recorded["modes"] = verdicts
-        text = json.dumps(recorded, indent=2, ensure_ascii=False) + "\n"
-        (REAL / "verdicts.json").write_text(text, encoding="utf-8")
-    assert verdicts == recorded["modes"]
+        updated = {**recorded(model), "modes": verdicts}
+        text = json.dumps(updated, indent=2, ensure_ascii=False) + "\n"
+        (RECORDINGS[model] / "verdicts.json").write_text(text, encoding="utf-8")
+        return
+    assert verdicts == recorded(model)["modes"]
 
 
-def test_real_replay_conversations_are_the_recorded_ones(
-    runs: dict[str, toolgrade.RunResult],
-) -> None:
-    for mode, forced in CONVERSATION_MODES.items():
-        results = runs[mode].results
-        assert len(results) >= 10
-        assert not [r for r in results if r.status == "error"], mode
-        wanted = "teacher_forced" if forced else "on_policy"
-        assert {r.conversation.mode for r in results if r.conversation} == {wanted}
-        # Every recorded reply was asked for again: nothing recorded is left over.
-        lines = (REAL / f"{mode}.jsonl").read_text(encoding="utf-8").splitlines()
-        steps = sum(len(t.steps) for r in results if r.conversation for t in r.conversation.turns)
-        assert steps == len(lines), mode
+@pytest.mark.parametrize("model", tuple(RECORDINGS))
+def test_real_recording_answers_the_builtin_suites_prompts(model: str) -> None:
+    # The recorded suites may differ from the built-in ones in what they expect, never in
+    # what the model was shown: otherwise the recorded answers answer another question.
+    folder = RECORDINGS[model]
+    for recorded_name, builtin_name in (
+        ("suite.json", "coding-agent"),
+        ("conversations-suite.json", "coding-agent-multiturn"),
+    ):
+        ran = toolgrade.load_suite(folder / recorded_name)
+        now = toolgrade.load_suite(builtin_name)
+        assert ran.tools == now.tools, recorded_name
+        assert ran.defaults.system == now.defaults.system, recorded_name
+        shown = {c.id: [(t.user, c.environment) for t in c.turns] for c in now.cases}
+        for case in ran.cases:
+            assert [(t.user, case.environment) for t in case.turns] == shown[case.id], case.id
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_real_replay_every_case_has_a_result(
-    runs: dict[str, toolgrade.RunResult], mode: str
-) -> None:
-    suite = toolgrade.load_suite(REAL / "suite.json")
-    assert sorted(r.case_id for r in runs[mode].results) == sorted(c.id for c in suite.cases)
-    assert not [r for r in runs[mode].results if r.status == "error"]
+@pytest.mark.parametrize(("model", "mode"), CONVERSATION_RUNS, ids=_ids(CONVERSATION_RUNS))
+def test_real_replay_conversations_are_the_recorded_ones(model: str, mode: str) -> None:
+    results = replayed(model, mode).results
+    assert len(results) >= 8
+    assert not [r for r in results if r.status == "error"], mode
+    wanted = "teacher_forced" if CONVERSATION_MODES[mode] else "on_policy"
+    assert {r.conversation.mode for r in results if r.conversation} == {wanted}
+    # Every recorded reply was asked for again: nothing recorded is left over.
+    lines = (RECORDINGS[model] / f"{mode}.jsonl").read_text(encoding="utf-8").splitlines()
+    steps = sum(len(t.steps) for r in results if r.conversation for t in r.conversation.turns)
+    assert steps == len(lines), mode
+
+
+@pytest.mark.parametrize(("model", "mode"), SINGLE_RUNS, ids=_ids(SINGLE_RUNS))
+def test_real_replay_every_case_has_a_result(model: str, mode: str) -> None:
+    suite = toolgrade.load_suite(RECORDINGS[model] / "suite.json")
+    results = replayed(model, mode).results
+    assert sorted(r.case_id for r in results) == sorted(c.id for c in suite.cases)
+    assert not [r for r in results if r.status == "error"]
 
 
 def _call_shaped(result: toolgrade.CaseResult) -> bool:
@@ -108,12 +108,10 @@ def _call_shaped(result: toolgrade.CaseResult) -> bool:
     )
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_real_replay_call_shaped_replies_are_calls(
-    runs: dict[str, toolgrade.RunResult], mode: str
-) -> None:
+@pytest.mark.parametrize("mode", ("native", "prompt"))
+def test_real_replay_call_shaped_replies_are_calls(mode: str) -> None:
     # A reply that is a call object counts as a call whatever its name: never "no call".
-    shaped = [r for r in runs[mode].results if _call_shaped(r)]
+    shaped = [r for r in replayed(QWEN, mode).results if _call_shaped(r)]
     assert shaped, "the recording has call-shaped replies to check"
     for result in shaped:
         assert result.actual, result.case_id
@@ -122,10 +120,34 @@ def test_real_replay_call_shaped_replies_are_calls(
     assert any(not r.expected for r in shaped), "the recording has a no-call case to check"
 
 
-def test_real_replay_accuracy_per_mode(runs: dict[str, toolgrade.RunResult]) -> None:
-    # The figures the README quotes for the real run on a 2-core machine.
-    correct = {
-        mode: Counter(str(r.status) for r in runs[mode].results)["correct"] for mode in MODES
+@pytest.mark.parametrize(
+    ("model", "correct"),
+    [(QWEN, {"native": 23, "prompt": 28}), (GEMMA, {"native": 11, "prompt": 11})],
+)
+def test_real_replay_accuracy_per_mode(model: str, correct: dict[str, int]) -> None:
+    # The figures the README quotes for the real runs on a 2-core machine.
+    counts = {
+        mode: Counter(str(r.status) for r in replayed(model, mode).results)["correct"]
+        for mode in correct
     }
-    assert correct == {"native": 23, "prompt": 28}
-    assert {mode: len(runs[mode].results) for mode in MODES} == {"native": 85, "prompt": 85}
+    assert counts == correct
+    assert {mode: len(replayed(model, mode).results) for mode in correct} == dict.fromkeys(
+        correct, 85
+    )
+
+
+@pytest.mark.parametrize("mode", ("native", "prompt"))
+def test_real_replay_an_echo_of_the_prompt_is_no_call(mode: str) -> None:
+    # The pretrained Gemma continues the prompt: it echoes the system prompt and the
+    # request (TC-074's JSON content included) and never calls a tool. No echo is read
+    # as a call; the only calls are prompt mode's two echoes of the call template
+    # (`{"name": "read_file", "arguments": <args-dict>}`), which are malformed.
+    results = replayed(GEMMA, mode).results
+    assert all(not r.actual for r in results)
+    malformed = sorted(r.case_id for r in results if r.status == "parse_error")
+    assert malformed == (["TC-004", "TC-033"] if mode == "prompt" else [])
+    for result in results:
+        if result.status == "parse_error":
+            assert "<args-dict>" in str(result.raw_response)
+        else:
+            assert result.status == ("correct" if not result.expected else "missed_call")

@@ -22,6 +22,9 @@ from toolgrade.suite import Conversation, Turn
 
 from .test_turn_failed_calls import EDIT_ANY, NOT_FOUND, SUITE, Made, _run, edit, failed, read
 
+INVENTED = {"name": "rename_everywhere", "arguments": {"old": "x"}}
+"""A call of a tool no turn offers."""
+
 
 def edit_of(path: str, old: str = "x") -> dict[str, Any]:
     return {"name": "edit_file", "arguments": {"path": path, "old": old, "new": "y"}}
@@ -107,6 +110,18 @@ ROWS = [
     Row("any-order-out-of-order", {"expected": [read(), EDIT_ANY]},
         (Made(edit()), Made(read("b.md")), Made(read())),
         ("unexpected_call", 'extra call read_file({"path": "b.md"})'), CORRECT),
+    # A call of a tool the turn does not offer is never an other call: it is a wrong
+    # tool where an expected call is missing, an extra call where none is.
+    Row("invented-tool-instead-of-the-edit", {"expected": EDIT_ANY},
+        (Made(read()), Made(INVENTED, "rejected", {"error": "no such tool"})),
+        ("wrong_tool", "expected edit_file, got read_file"),
+        ("wrong_tool", "expected edit_file, got rename_everywhere, which failed: no such tool"),
+        blamed_step=1),
+    Row("invented-tool-beside-the-edit", {"expected": EDIT_ANY},
+        (Made(read()), Made(INVENTED, "rejected", {"error": "no such tool"}), Made(edit())),
+        ("unexpected_call", 'extra call read_file({"path": "a.md"})'),
+        ("unexpected_call", 'extra call rename_everywhere({"old": "x"}), which failed: no such tool'),
+        blamed_step=1),
     # An other call that no scripted rule covers is not the turn's failure.
     Row("uncovered-other-call", {"expected": EDIT_ANY},
         (Made(read(), "uncovered", {"error": "no result for this call"}),),

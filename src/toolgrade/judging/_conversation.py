@@ -158,7 +158,11 @@ def _judge(
     )
     failed_request = any(r.error is not None for r in runs)
     passed = not failed_request and all(c.passed for c in checks if c.deciding)
-    others = {i for i, t in enumerate(conversation.turns) if t.allow_other_calls}
+    others = {
+        i: frozenset(t.name for t in suite.tools_for_turn(conversation, i))
+        for i, turn in enumerate(conversation.turns)
+        if turn.allow_other_calls
+    }
     first = None
     if not passed:
         first = _first_failure(results, checks, hits, trajectory_cause, deciding, others=others)
@@ -285,16 +289,16 @@ def _first_failure(
     trajectory_cause: FailureCause | None,
     deciding: Sequence[CheckName],
     *,
-    others: set[int],
+    others: Mapping[int, frozenset[str]],
 ) -> FirstFailure | None:
     """The earliest failed turn's cause, else the first failing deciding end check's.
 
-    `others`: the turns that allow other calls (by index).
+    `others`: the turns that allow other calls, by index, with the tools each offers.
     """
     turn = next((t for t in results if not t.passed and t.cause is not None), None)
     if turn is not None and turn.cause is not None:
         message = turn.message or turn.cause.replace("_", " ")
-        step = _blamed_step(turn, hits, others_allowed=turn.index in others)
+        step = _blamed_step(turn, hits, offered=others.get(turn.index))
         named = "turns" if "turns" in deciding else None
         return FirstFailure(
             cause=turn.cause, message=message, turn=turn.index, step=step, check=named
@@ -333,14 +337,17 @@ _LAST_STEP_CAUSES = frozenset(
 
 
 def _blamed_step(
-    turn: TurnResult, hits: Sequence[ForbiddenHit], *, others_allowed: bool
+    turn: TurnResult, hits: Sequence[ForbiddenHit], *, offered: frozenset[str] | None
 ) -> int | None:
-    """The step to blame for a failed turn, when one is (see `blamed_pairs`)."""
+    """The step to blame for a failed turn, when one is (see `blamed_pairs`).
+
+    `offered`: the tools the turn offers when it allows other calls, else None.
+    """
     if turn.cause == Status.FORBIDDEN_CALL:
         return next((h.step for h in hits if h.turn == turn.index), None)
     if turn.cause in _LAST_STEP_CAUSES:
         return len(turn.steps) - 1 if turn.steps else None
-    bad = [p.actual_index for p in blamed_pairs(turn, others_allowed=others_allowed)]
+    bad = [p.actual_index for p in blamed_pairs(turn, offered=offered)]
     blamed = next((j for j in bad if j is not None), None)
     if blamed is None:
         return None

@@ -69,9 +69,10 @@ def judge_turn(
     out_of_order = None
     if turn.states_calls:
         judge = partial(_judge_calls, suite, conversation, run, problems=problems, profile=profile)
-        judged = _judged(turn, calls, failed, judge)
+        offered = frozenset(t.name for t in suite.tools_for_turn(conversation, run.index))
+        judged = _judged(turn, calls, failed, judge, offered)
         if turn.allow_other_calls and not judged.passed and _strict(turn, suite):
-            out_of_order = _made_out_of_order(turn, calls, failed, judge)
+            out_of_order = _made_out_of_order(turn, calls, failed, judge, offered)
     problem = reply_problem(turn, run.reply, suite.defaults) if turn.reply is not None else None
     expected = () if judged is None else _expected(judged, turn)
     others = turn.allow_other_calls
@@ -97,11 +98,18 @@ _Judge = Callable[[Turn, tuple[ToolCall, ...]], Verdict]
 
 
 def _judged(
-    turn: Turn, calls: tuple[ToolCall, ...], failed: dict[int, str], judge: _Judge
+    turn: Turn,
+    calls: tuple[ToolCall, ...],
+    failed: dict[int, str],
+    judge: _Judge,
+    offered: frozenset[str],
 ) -> Verdict:
-    """The turn's calls judged, under the rule of failed calls and its `allow_other_calls`."""
+    """The turn's calls judged, under the rule of failed calls and its `allow_other_calls`.
+
+    `offered`: the names of the tools the turn offers.
+    """
     others = turn.allow_other_calls
-    judge_all = judge_allowing_others(turn, judge) if others else partial(judge, turn)
+    judge_all = judge_allowing_others(turn, judge, offered) if others else partial(judge, turn)
     expected = turn.expected or ()
     return only_made_calls_count(
         judge_all(calls),
@@ -119,10 +127,14 @@ def _strict(turn: Turn, suite: Suite) -> bool:
 
 
 def _made_out_of_order(
-    turn: Turn, calls: tuple[ToolCall, ...], failed: dict[int, str], judge: _Judge
+    turn: Turn,
+    calls: tuple[ToolCall, ...],
+    failed: dict[int, str],
+    judge: _Judge,
+    offered: frozenset[str],
 ) -> tuple[ToolCall, ...] | None:
     """The expectation a turn allowing other calls met only out of order, if it did."""
-    anyhow = _judged(unordered(turn), calls, failed, judge)
+    anyhow = _judged(unordered(turn), calls, failed, judge, offered)
     return _expected(anyhow, turn) if anyhow.passed else None
 
 

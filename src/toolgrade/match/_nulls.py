@@ -1,12 +1,14 @@
 """`null` for an argument: a value, or the argument left out (docs/matching.md).
 
-Many agent frameworks send `null` for an argument they were not given. Such a `null`
-is read as the argument being left out where the argument's schema allows null, or
-where the suite says so for every argument (`defaults.null_is_absent`,
+Many agent frameworks send `null` for an argument they were not given. Such a `null` is
+read as the argument being left out where the argument's schema allows null, or where
+the suite says so for every argument (`defaults.null_is_absent`,
 `MatchOptions.null_is_absent`); elsewhere `null` is a value like any other. The rule
-holds for the members of objects (an argument, or a member of an object inside one),
-never for array items. The comparison (`_values`, `_unordered`) reads such a member as
-left out, and the judge validates the arguments without it (`without_absent_nulls`).
+holds for the optional members of objects (an argument, or a member of an object inside
+one): a member its object's schema lists in `required` cannot be left out, so a `null`
+there is a value; never for array items. The comparison (`_values`, `_unordered`) reads
+such a member as left out, and the judge validates the arguments without it
+(`without_absent_nulls`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,13 @@ from __future__ import annotations
 from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.match._coerce import child_schema
 
-__all__ = ["absent_null_reason", "allows_null", "reads_as_absent", "without_absent_nulls"]
+__all__ = [
+    "absent_null_reason",
+    "allows_null",
+    "is_required",
+    "reads_as_absent",
+    "without_absent_nulls",
+]
 
 _MAX_DEPTH = 32  # `anyOf` inside `oneOf` inside...: deeper is not read as allowing null
 
@@ -55,15 +63,29 @@ def allows_null(schema: JsonObject | None, _depth: int = 0) -> bool:
     return False
 
 
-def reads_as_absent(value: JsonValue, schema: JsonObject | None, *, everywhere: bool) -> bool:
+def is_required(parent: JsonObject | None, key: str) -> bool:
+    """Whether an object's schema lists `key` in `required`.
+
+    Examples:
+        >>> is_required({"required": ["path"]}, "path"), is_required(None, "path")
+        (True, False)
+    """
+    required = parent.get("required") if parent else None
+    return isinstance(required, list) and key in required
+
+
+def reads_as_absent(
+    value: JsonValue, schema: JsonObject | None, *, everywhere: bool, required: bool = False
+) -> bool:
     """Whether a member's value is read as the member left out.
 
     Args:
         value: the member's value.
         schema: the member's schema (None: unknown).
         everywhere: the suite reads every `null` member as left out.
+        required: the object's schema requires the member (then `null` is a value).
     """
-    return value is None and (everywhere or allows_null(schema))
+    return value is None and not required and (everywhere or allows_null(schema))
 
 
 def absent_null_reason(schema: JsonObject | None) -> str:
@@ -109,7 +131,9 @@ def _without(value: JsonValue, schema: JsonObject | None, *, everywhere: bool) -
         changed = False
         for key, member in value.items():
             sub = child_schema(schema, key)
-            if reads_as_absent(member, sub, everywhere=everywhere):
+            if reads_as_absent(
+                member, sub, everywhere=everywhere, required=is_required(schema, key)
+            ):
                 changed = True
                 continue
             kept = _without(member, sub, everywhere=everywhere)

@@ -28,7 +28,7 @@ from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.match._coerce import child_schema
 from toolgrade.match._keys import deep_key
 from toolgrade.match._matchers import is_matcher
-from toolgrade.match._nulls import reads_as_absent
+from toolgrade.match._nulls import is_required, reads_as_absent
 
 if TYPE_CHECKING:
     from toolgrade.match._values import MismatchReason, _Walker
@@ -213,9 +213,14 @@ def _project(
         everywhere = reading.null_is_absent
         for key in sorted(shape):
             sub_schema = child_schema(schema, key)
-            if key in value and not reads_as_absent(value[key], sub_schema, everywhere=everywhere):
+            required = is_required(schema, key)
+            if key in value and not reads_as_absent(
+                value[key], sub_schema, everywhere=everywhere, required=required
+            ):
                 member = value[key]
-            elif shape[key] is None and reads_as_absent(None, sub_schema, everywhere=everywhere):
+            elif shape[key] is None and reads_as_absent(
+                None, sub_schema, everywhere=everywhere, required=required
+            ):
                 members.append(None)  # left out, as the expected null reads
                 continue
             elif reading.semantic and sub_schema and "default" in sub_schema:
@@ -247,7 +252,12 @@ def _extra(
     everywhere = reading.null_is_absent
     return any(
         key not in shape
-        and not reads_as_absent(member, child_schema(schema, key), everywhere=everywhere)
+        and not reads_as_absent(
+            member,
+            child_schema(schema, key),
+            everywhere=everywhere,
+            required=is_required(schema, key),
+        )
         for key, member in value.items()
     )
 

@@ -23,7 +23,7 @@ from toolgrade.match._coerce import (
     normalise_path,
     trim_rule,
 )
-from toolgrade.match._nulls import absent_null_reason, reads_as_absent
+from toolgrade.match._nulls import absent_null_reason, is_required, reads_as_absent
 
 if TYPE_CHECKING:
     from toolgrade.match._evaluate import accepts_absent, evaluate
@@ -292,29 +292,43 @@ class _Walker:
         for key, value in expected.items():
             sub = f"{path}.{key}"
             sub_schema = child_schema(schema, key)
+            required = is_required(schema, key)
             if key not in actual:
-                if not self.absent_ok(value, sub, schema=sub_schema, name=key):
+                if not self.absent_ok(value, sub, schema=sub_schema, name=key, required=required):
                     self.add(sub, "missing", expected=value)
-            elif not reads_as_absent(actual[key], sub_schema, everywhere=everywhere):
+            elif not reads_as_absent(
+                actual[key], sub_schema, everywhere=everywhere, required=required
+            ):
                 self.value(value, actual[key], sub, schema=sub_schema, name=key)
             elif not self.absent_ok(value, sub, schema=sub_schema, name=key):
                 self.add(sub, "missing", expected=value, message=absent_null_reason(sub_schema))
         if self.options.strict:
             for key, value in actual.items():
                 if key not in expected and not reads_as_absent(
-                    value, child_schema(schema, key), everywhere=everywhere
+                    value,
+                    child_schema(schema, key),
+                    everywhere=everywhere,
+                    required=is_required(schema, key),
                 ):
                     self.add(f"{path}.{key}", "unexpected", actual=value)
 
     def absent_ok(
-        self, expected: JsonValue, path: str, *, schema: JsonObject | None, name: str
+        self,
+        expected: JsonValue,
+        path: str,
+        *,
+        schema: JsonObject | None,
+        name: str,
+        required: bool = False,
     ) -> bool:
         """Whether an argument the model left out still meets the expectation.
 
-        Where a `null` member is read as left out (`_nulls`), an expected `null` (or a
-        matcher naming null: `accepts_absent`) means "left out" as well.
+        Where a `null` member is read as left out (`_nulls`; never a `required` one), an
+        expected `null` (or a matcher naming null: `accepts_absent`) means "left out" as
+        well.
         """
-        null_too = reads_as_absent(None, schema, everywhere=self.options.null_is_absent)
+        everywhere = self.options.null_is_absent
+        null_too = reads_as_absent(None, schema, everywhere=everywhere, required=required)
         if null_too and expected is None:
             return True
         if self.options.matchers and isinstance(expected, dict):

@@ -60,8 +60,9 @@ class SuiteDefaults(BaseModel):
     """Ignore the surrounding whitespace of string arguments whose schema does not say
     otherwise (`x-toolgrade-trim`, `contentMediaType`; see docs/matching.md)."""
     null_is_absent: bool = False
-    """Read a `null` argument as the argument left out, whatever its schema says (where
-    the schema allows null it is read so anyway; see docs/matching.md)."""
+    """Read a `null` for an optional argument as the argument left out, whatever its
+    schema says (where the schema allows null it is read so anyway; a required
+    argument's `null` is a value; see docs/matching.md)."""
 
 
 class Suite(BaseModel):

@@ -18,7 +18,9 @@ from toolgrade.sweep._leaderboard import (
 )
 from toolgrade.sweep._leaderboard_html import render_leaderboard_html, write_leaderboard_html
 from toolgrade.sweep._leaderboard_text import render_leaderboard_text
+from toolgrade.sweep._pairs import PairTest, holm_adjust, pair_tests, separation_summary
 from toolgrade.sweep._plan import Combination, plan_sweep
+from toolgrade.sweep._ranks import RankInterval, rank_intervals
 from toolgrade.sweep._run import (
     CombinationOutcome,
     SweepEvent,
@@ -34,6 +36,8 @@ __all__ = [
     "Leaderboard",
     "LeaderboardEntry",
     "ModelEntry",
+    "PairTest",
+    "RankInterval",
     "SuiteBoard",
     "SuiteEntry",
     "SweepConfig",
@@ -42,12 +46,16 @@ __all__ = [
     "arun_sweep",
     "build_leaderboard",
     "history_leaderboard",
+    "holm_adjust",
     "leaderboard",
     "load_sweep",
+    "pair_tests",
     "plan_sweep",
+    "rank_intervals",
     "render_leaderboard_html",
     "render_leaderboard_text",
     "run_sweep",
+    "separation_summary",
     "sweep_leaderboard",
     "write_leaderboard_html",
 ]

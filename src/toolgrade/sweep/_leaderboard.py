@@ -7,6 +7,12 @@ model must not win by timing out on the hard cases), accuracy comes with its Wil
 interval, and each model is tested against the best with McNemar's exact test on
 those paired cases. A model is `worse` when p < alpha, otherwise there is `no
 significant difference`. A model without a run is listed, last, with the reason.
+
+Two more numbers say how far the order itself can be trusted, over the same paired
+cases: each model's bootstrap rank interval (`rank_intervals`: the cases drawn again,
+the same draws for every model), and every pair of models tested with McNemar's exact
+test under Holm's correction (`pair_tests`). A suite that separates no pair says so in
+one sentence (`SuiteBoard.summary`) instead of presenting its order as a ranking.
 """
 
 from __future__ import annotations
@@ -22,6 +28,8 @@ from toolgrade.errors import BaselineError
 from toolgrade.results import RunResult, Status
 from toolgrade.stats import Rate, rate_of
 from toolgrade.store import resolve_run
+from toolgrade.sweep._pairs import PairTest, pair_tests, separation_summary
+from toolgrade.sweep._ranks import RankInterval, rank_intervals
 
 __all__ = [
     "BoardInput",
@@ -69,6 +77,8 @@ class LeaderboardEntry:
     case in common with the others) or `no run`."""
     note: str | None = None
     """Why there is no run."""
+    rank_interval: RankInterval | None = None
+    """The ranks the paired bootstrap supports (None: nothing to rank against)."""
 
     def to_dict(self) -> JsonObject:
         """Return the entry as a JSON object."""
@@ -86,6 +96,7 @@ class LeaderboardEntry:
             "p_value": self.p_value,
             "standing": self.standing,
             "note": self.note,
+            "rank_interval": self.rank_interval.to_dict() if self.rank_interval else None,
         }
 
 
@@ -102,6 +113,21 @@ class SuiteBoard:
     """The runs did not all use the same suite content (shared case ids only)."""
     entries: tuple[LeaderboardEntry, ...]
     """Models with a run in rank order, then those without, in file order."""
+    pairs: tuple[PairTest, ...] = ()
+    """Every pair of compared models, tested on the compared cases (Holm-corrected)."""
+    summary: str | None = None
+    """One sentence on which pairs the suite separates (None: fewer than two compared
+    models)."""
+
+    @property
+    def separated_pairs(self) -> tuple[PairTest, ...]:
+        """The pairs the suite tells apart."""
+        return tuple(p for p in self.pairs if p.separated)
+
+    @property
+    def separates_none(self) -> bool:
+        """Models were compared and the suite tells no pair apart: no ranking."""
+        return bool(self.pairs) and not self.separated_pairs
 
     @property
     def best(self) -> LeaderboardEntry | None:
@@ -116,6 +142,9 @@ class SuiteBoard:
             "suite_hash_differs": self.suite_hash_differs,
             "best": self.best.label if self.best else None,
             "entries": [e.to_dict() for e in self.entries],
+            "pairs": [p.to_dict() for p in self.pairs],
+            "separates_none": self.separates_none,
+            "summary": self.summary,
         }
 
 
@@ -129,6 +158,8 @@ class Leaderboard:
     """Significance level of the tests against the best."""
     suites: tuple[SuiteBoard, ...]
     """One table per suite, in file order."""
+    seed: int = 0
+    """Seed of the rank intervals' bootstrap."""
 
     def to_dict(self) -> JsonObject:
         """Return the leaderboard as a JSON object (`toolgrade sweep --json`)."""
@@ -136,6 +167,7 @@ class Leaderboard:
             "schema_version": SCHEMA_VERSION,
             "name": self.name,
             "alpha": self.alpha,
+            "seed": self.seed,
             "suites": [s.to_dict() for s in self.suites],
         }
 
@@ -151,22 +183,24 @@ class BoardInput:
 
 
 def build_leaderboard(
-    name: str, suites: Sequence[BoardInput], *, alpha: float = 0.05
+    name: str, suites: Sequence[BoardInput], *, alpha: float = 0.05, seed: int = 0
 ) -> Leaderboard:
     """Rank the models of each suite (see the module docstring).
 
     Args:
         name: the leaderboard's name.
         suites: each suite's models and runs.
-        alpha: significance level of McNemar's test against the best.
+        alpha: significance level of McNemar's test against the best, and the
+            family-wise level of the pairs' tests.
+        seed: seed of the rank intervals' bootstrap (at least 0).
 
     Returns:
         The leaderboard.
     """
-    return Leaderboard(name, alpha, tuple(_board(s, alpha) for s in suites))
+    return Leaderboard(name, alpha, tuple(_board(s, alpha, seed) for s in suites), seed)
 
 
-def _board(data: BoardInput, alpha: float) -> SuiteBoard:
+def _board(data: BoardInput, alpha: float, seed: int) -> SuiteBoard:
     present = [(label, run) for label, _, run, _ in data.models if run is not None]
     missing = [
         _entry(label, spec, None, standing="no run", note=note or "no run")
@@ -175,7 +209,12 @@ def _board(data: BoardInput, alpha: float) -> SuiteBoard:
     ]
     runs = [run for _, run in present]
     many = _compare(runs, alpha)
+    pairs: tuple[PairTest, ...] = ()
     if many is not None:
+        labels = [label for label, _ in present]
+        shared = _shared_outcomes(runs)
+        intervals = rank_intervals(shared, seed=seed)
+        pairs = pair_tests(labels, shared, alpha=alpha)
         ranked = [
             _entry(
                 label,
@@ -185,8 +224,9 @@ def _board(data: BoardInput, alpha: float) -> SuiteBoard:
                 accuracy=e.accuracy,
                 delta=None if e.is_best else e.delta_vs_best,
                 p_value=e.p_value_vs_best,
+                rank_interval=interval,
             )
-            for (label, run), e in zip(present, many.entries, strict=True)
+            for (label, run), e, interval in zip(present, many.entries, intervals, strict=True)
         ]
         compared, differs = many.shared_cases, many.suite_hash_differs
     else:
@@ -198,7 +238,24 @@ def _board(data: BoardInput, alpha: float) -> SuiteBoard:
         ]
         compared = ranked[0].scored if alone else 0
         differs = len({run.suite_hash for run in runs}) > 1
-    return SuiteBoard(data.suite, compared, differs, (*_ranked(ranked), *missing))
+    ordered = _ranked(ranked)
+    position = {e.label: k for k, e in enumerate(ordered)}
+    pairs = tuple(sorted(pairs, key=lambda p: (position[p.first], position[p.second])))
+    return SuiteBoard(
+        data.suite,
+        compared,
+        differs,
+        (*ordered, *missing),
+        pairs,
+        separation_summary(pairs, alpha=alpha, cases=compared),
+    )
+
+
+def _shared_outcomes(runs: Sequence[RunResult]) -> list[dict[str, bool]]:
+    """Per run, whether it passed each case every run scored."""
+    outcomes = [case_outcomes(run) for run in runs]
+    shared = set.intersection(*(set(o) for o in outcomes))
+    return [{i: o[i].passed for i in shared} for o in outcomes]
 
 
 def _compare(runs: Sequence[RunResult], alpha: float) -> MultiComparison | None:
@@ -226,6 +283,7 @@ def _entry(
     delta: float | None = None,
     p_value: float | None = None,
     note: str | None = None,
+    rank_interval: RankInterval | None = None,
 ) -> LeaderboardEntry:
     outcomes = case_outcomes(run) if run is not None else {}
     passed = sum(o.passed for o in outcomes.values())
@@ -246,6 +304,7 @@ def _entry(
         p_value=p_value,
         standing=standing,
         note=note,
+        rank_interval=rank_interval,
     )
 
 
@@ -273,14 +332,17 @@ def leaderboard(
     db: Path | None = None,
     alpha: float = 0.05,
     name: str = "leaderboard",
+    seed: int = 0,
 ) -> Leaderboard:
     """A leaderboard of any runs: grouped by suite name, each model named by its spec.
 
     Args:
         runs: run ids, tags, run folders, exported files, or runs.
         db: the history database the ids and tags are looked up in.
-        alpha: significance level of McNemar's test against the best.
+        alpha: significance level of McNemar's test against the best, and the
+            family-wise level of the pairs' tests.
         name: the leaderboard's name.
+        seed: seed of the rank intervals' bootstrap (at least 0).
 
     Returns:
         The leaderboard, one table per suite (in the order first seen).
@@ -305,4 +367,4 @@ def leaderboard(
             for label, run in zip(labels, members, strict=True)
         ]
         inputs.append(BoardInput(suite, rows))
-    return build_leaderboard(name, inputs, alpha=alpha)
+    return build_leaderboard(name, inputs, alpha=alpha, seed=seed)

@@ -13,6 +13,7 @@ _LABEL_CHARS = 40
 _NOTE_CHARS = 200
 _HEADINGS = (
     "Rank",
+    "Rank CI",
     "Model",
     "Accuracy",
     "95% CI",
@@ -42,6 +43,11 @@ def render_leaderboard_text(board: Leaderboard) -> str:
         "Accuracy over the cases every model scored (95% Wilson interval); p: McNemar's"
         f" exact test against the best on those cases; worse: p < {board.alpha:g}."
     )
+    lines.append(
+        "Rank CI: the ranks a paired bootstrap of those cases supports (95%); pairs:"
+        " McNemar's exact test on every pair, Holm-corrected; Rank '=': the suite"
+        " separates no pair, so the rows are in accuracy order, not ranked."
+    )
     for suite in board.suites:
         lines += ["", *_suite_lines(suite)]
     return "\n".join(lines) + "\n"
@@ -61,7 +67,9 @@ def _suite_lines(suite: SuiteBoard) -> list[str]:
     lines = [head]
     if suite.suite_hash_differs:
         lines.append("  Warning: the runs used different suite contents; shared cases only")
-    rows = [_row(e) for e in with_runs]
+    if suite.summary is not None:
+        lines.append(f"  {terminal_safe(suite.summary)}")
+    rows = [_row(e, ranked=not suite.separates_none) for e in with_runs]
     if rows:
         lines += _table([_HEADINGS, *rows])
     for e in suite.entries:
@@ -71,10 +79,11 @@ def _suite_lines(suite: SuiteBoard) -> list[str]:
     return lines
 
 
-def _row(e: LeaderboardEntry) -> tuple[str, ...]:
+def _row(e: LeaderboardEntry, *, ranked: bool) -> tuple[str, ...]:
     acc = e.accuracy
     return (
-        "-" if e.rank is None else str(e.rank),
+        "-" if e.rank is None else str(e.rank) if ranked else "=",
+        "-" if e.rank_interval is None else e.rank_interval.label,
         terminal_safe(clip(e.label, _LABEL_CHARS)),
         "-" if acc is None else f"{pct(acc.rate)} ({acc.passed}/{acc.n})",
         "-" if acc is None else f"{pct(acc.interval.low)} - {pct(acc.interval.high)}",

@@ -136,7 +136,7 @@ def test_leaderboard_text_lists_every_model(board: Leaderboard) -> None:
     assert re.search(r"1\s+1-2\s+a\s+80\.0% \(8/10\)\s+49\.0% - 94\.3%\s+10\s+0\s+0\s+best", text)
     assert re.search(r"3\s+3\s+c\s+10\.0% \(1/10\).*-70\.0 pts\s+0\.01562\s+worse", text)
     assert "  The suite separates 1 of 3 pairs at alpha 0.05" in text
-    assert "a > c (p 0.0469)" in text
+    assert "a > c (Holm p 0.0469)" in text
     assert "  -  gone: failed: down" in text
 
 

@@ -100,7 +100,7 @@ def test_text_lists_the_separated_pairs(make_run: RunFactory) -> None:
     )
     text = render_leaderboard_text(board)
     assert "The suite separates 1 of 3 pairs at alpha 0.05" in text
-    assert "a > c (p 0.0469); the other pairs it cannot tell apart." in text
+    assert "a > c (Holm p 0.0469); the other pairs it cannot tell apart." in text
     assert "Rank CI" in text and re.search(r"\n  1\s+1-2\s+a\s", text)
 
 

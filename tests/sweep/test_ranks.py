@@ -152,7 +152,7 @@ def test_separation_summary_sentences() -> None:
     assert "Holm-corrected over 1 pair, 84 cases" in none
     some = summary([kept, lost], alpha=0.05, cases=84)
     assert some is not None and some.startswith("The suite separates 1 of 2 pairs")
-    assert "a > b (p 0.003)" in some
+    assert "a > b (Holm p 0.003)" in some
     every = summary([kept], alpha=0.05, cases=84)
     assert every is not None and every.startswith("The suite separates every pair")
     assert summary([], alpha=0.05, cases=0) is None

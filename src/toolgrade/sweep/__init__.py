@@ -3,7 +3,9 @@
 `load_sweep("sweep.toml")` reads the file, `run_sweep` runs every (model, suite)
 combination as an ordinary run (saved to the history, tagged, resumable), and
 `sweep_leaderboard` ranks the models of each suite; `history_leaderboard` builds the
-same table from the history alone, `leaderboard` from any runs.
+same table from the history alone, `leaderboard` from any runs. Each model's place comes
+with its bootstrap rank interval (`rank_intervals`), and every pair of models is tested
+(`pair_tests`, Holm-corrected by `holm_adjust`) to say which pairs the suite separates.
 """
 
 from toolgrade.sweep._boards import history_leaderboard, sweep_leaderboard

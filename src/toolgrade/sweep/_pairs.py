@@ -155,7 +155,7 @@ def separation_summary(tests: Sequence[PairTest], *, alpha: float, cases: int) -
             "The suite does not separate these models: no pair differs at alpha"
             f" {alpha:g} (McNemar's exact test, {family}); their order is not a ranking."
         )
-    listed = ", ".join(f"{t.first} > {t.second} (p {t.adjusted_p:.3g})" for t in separated)
+    listed = ", ".join(f"{t.first} > {t.second} (Holm p {t.adjusted_p:.3g})" for t in separated)
     if len(separated) == len(tests):
         return f"The suite separates every pair at alpha {alpha:g} ({family}): {listed}."
     return (

@@ -28,6 +28,14 @@ P/R/F1), `_repeats` (consistency, pass^k and its intervals), `_conversations` (t
 conversations section) and `_run` (`RunMetrics`, `compute_metrics`).
 """
 
+from toolgrade.metrics._clustered import (
+    CLUSTER_BY,
+    Clustering,
+    check_cluster_by,
+    cluster_keys,
+    cluster_totals,
+    clustered_rate,
+)
 from toolgrade.metrics._conversations import (
     ConversationMetrics,
     TurnAccuracy,
@@ -41,7 +49,9 @@ from toolgrade.stats import Rate, rate_of
 
 __all__ = [
     "Breakdown",
+    "CLUSTER_BY",
     "CaseConsistency",
+    "Clustering",
     "ConversationMetrics",
     "NO_CALL_KEY",
     "NO_VALUE_KEY",
@@ -50,6 +60,10 @@ __all__ = [
     "RunMetrics",
     "TurnAccuracy",
     "case_tools",
+    "check_cluster_by",
+    "cluster_keys",
+    "cluster_totals",
+    "clustered_rate",
     "compute_metrics",
     "modes_present",
     "pass_hat_k",

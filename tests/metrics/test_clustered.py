@@ -5,8 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from toolgrade.metrics import check_cluster_by, cluster_keys, cluster_totals, clustered_rate
-from toolgrade.results import CaseResult
+from toolgrade.metrics import (
+    Breakdown,
+    check_cluster_by,
+    cluster_keys,
+    cluster_totals,
+    clustered_rate,
+    compute_metrics,
+)
+from toolgrade.results import CaseResult, RunResult
 from toolgrade.stats import rate_of, wilson_interval
 
 
@@ -136,3 +143,54 @@ def test_clustered_simulated_coverage_is_near_nominal_and_per_try_under_covers(
     clustered, per_try = _simulate(cases, tries, mean, icc, seed=seed)
     assert 0.93 <= clustered <= 0.97
     assert per_try < 0.90
+
+
+def _tries(make_run, outcomes: dict[str, str], **fields: object) -> RunResult:
+    status = {"c": "correct", "w": "wrong_args"}
+    rows = [
+        {"case_id": case, "status": status[o], "repeat": k, **fields}
+        for case, tries in outcomes.items()
+        for k, o in enumerate(tries)
+    ]
+    return make_run(rows, repeat=max(len(t) for t in outcomes.values()))
+
+
+def test_compute_metrics_without_repeats_keeps_plain_wilson(make_run) -> None:
+    m = compute_metrics(_tries(make_run, {f"c{i}": "c" if i < 42 else "w" for i in range(50)}))
+    assert m.accuracy == rate_of(42, 50)
+    assert m.accuracy_clustering is not None
+    assert m.accuracy_clustering.design_effect == 1.0
+    assert m.to_dict()["cluster_by"] == "case"
+
+
+def test_compute_metrics_repeats_cluster_accuracy_and_rows_by_case(make_run) -> None:
+    outcomes = {f"s{i}": "ccc" for i in range(6)} | {f"f{i}": "www" for i in range(4)}
+    m = compute_metrics(_tries(make_run, outcomes, category="simple"))
+    assert (m.accuracy.passed, m.accuracy.n) == (18, 30)
+    assert m.accuracy.interval.width > rate_of(18, 30).interval.width * 1.3
+    row = m.by_category[0]
+    assert (row.clusters, row.rate) == (10, m.accuracy)
+    assert m.to_dict()["accuracy_clustering"]["clusters"] == 10
+
+
+def test_compute_metrics_cluster_by_category_groups_cases(make_run) -> None:
+    outcomes = {f"c{i}": "c" for i in range(10)}
+    m = compute_metrics(_tries(make_run, outcomes, category="simple"), cluster_by="category")
+    assert m.accuracy_clustering is not None
+    assert m.accuracy_clustering.clusters == 1
+    assert m.accuracy.interval.width > 0.5
+    assert m.cluster_by == "category"
+
+
+def test_compute_metrics_unknown_cluster_by_raises(make_run) -> None:
+    with pytest.raises(ValueError, match="cluster by"):
+        compute_metrics(_tries(make_run, {"a": "c"}), cluster_by="suite")
+
+
+@pytest.mark.parametrize(
+    ("passed", "n", "too_few"), [(5, 5, True), (10, 10, False), (10, 20, True), (13, 25, False)]
+)
+def test_breakdown_too_few_to_tell_over_forty_points(passed: int, n: int, too_few: bool) -> None:
+    row = Breakdown("k", rate_of(passed, n), 1.0)
+    assert row.too_few_to_tell is too_few
+    assert row.to_dict()["too_few_to_tell"] is too_few

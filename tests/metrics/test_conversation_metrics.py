@@ -7,7 +7,7 @@ import json
 import pytest
 
 from toolgrade._core.transcript import FAILURE_CAUSES
-from toolgrade.metrics import ConversationMetrics, compute_metrics, pass_hat_k
+from toolgrade.metrics import ConversationMetrics, compute_metrics, pass_hat_k, rate_of
 from toolgrade.results import CaseResult, ConversationRecord
 
 CALL = {"name": "read_file", "arguments": {"path": "a.md"}}
@@ -217,3 +217,16 @@ def test_conversations_section_counts_only_conversations_run_counts_all(make_run
     assert c is not None
     assert (c.total, c.scored, c.timeouts, c.errors) == (3, 2, 1, 0)
     assert (c.accuracy.passed, c.accuracy.n) == (1, 2)
+
+
+def test_conversation_accuracy_and_per_turn_cluster_by_conversation(make_run) -> None:
+    # Three tries of four conversations: two always pass, two always fail.
+    results = _tries({"a": "PPP", "b": "PPP", "c": "FFF", "d": "FFF"})
+    m = _section(make_run, results)
+    assert m is not None
+    assert (m.accuracy.passed, m.accuracy.n) == (6, 12)
+    per_try = rate_of(6, 12).interval
+    # 12 tries of 4 steady conversations are worth about 4 trials, not 12.
+    assert m.accuracy.interval.width > per_try.width * 1.4
+    assert m.per_turn[0].rate.interval == m.accuracy.interval
+    assert m.by_mode["on_policy"].interval == m.accuracy.interval

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import toolgrade
@@ -28,7 +30,8 @@ def test_text_report_repeats_show_consistency_pass_k_and_changed_cases(
     assert metrics.consistency == pytest.approx(2 / 3)
     assert metrics.pass_hat_k == pytest.approx(1 / 3)
     lines = toolgrade.render_report(repeated, "text").splitlines()
-    accuracy = lines.index("Accuracy: 55.6% (95% CI: 26.7% - 81.1%)")
+    # The interval is clustered by case: 9 tries of 3 cases are not 9 independent trials.
+    accuracy = lines.index("Accuracy: 55.6% (95% CI: 14.6% - 90.1%, clustered: 9 tries of 3 cases)")
     assert lines[accuracy + 1 : accuracy + 4] == [
         "Repeats: 3 tries per case",
         "Consistency: 66.7% (2/3 cases had the same outcome on every try)",
@@ -66,3 +69,22 @@ def test_text_report_repeats_without_enough_scored_tries_say_n_a(make_run) -> No
     text = toolgrade.render_report(make_run(rows, repeat=2), "text")
     assert "Consistency: n/a (no case has two scored tries)" in text
     assert "pass^2: n/a (no case has 2 scored tries)" in text
+
+
+def test_reports_repeats_rows_carry_clustered_intervals_and_the_mark(
+    repeated: toolgrade.RunResult,
+) -> None:
+    text = toolgrade.render_report(repeated, "text")
+    assert "  Simple:  55.6% (5/9)  95% CI: 14.6% - 90.1%  too few cases to tell" in text
+    markdown = toolgrade.render_report(repeated, "markdown")
+    assert "| Simple | 55.6% | 5/9 | 14.6% - 90.1% (too few cases to tell) |" in markdown
+    row = json.loads(toolgrade.render_report(repeated, "json"))["metrics"]["by_category"][0]
+    assert (row["clusters"], row["too_few_to_tell"]) == (3, True)
+    # Design effect 63/20 (CR1 factor included): 9 tries are worth 20/7 trials.
+    assert row["effective_n"] == pytest.approx(20 / 7)
+
+
+def test_reports_clustered_by_category_say_so(repeated: toolgrade.RunResult) -> None:
+    metrics = toolgrade.compute_metrics(repeated, cluster_by="category")
+    text = toolgrade.render_report(repeated, "text", metrics=metrics)
+    assert "clustered by category: 9 tries of 1 cluster)" in text

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 import toolgrade
+import toolgrade.report
 from toolgrade.cli import app
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "report"
@@ -53,3 +55,21 @@ def test_report_cli_unknown_run_exits_2() -> None:
 def test_report_cli_unknown_format_exits_2() -> None:
     result = CliRunner().invoke(app, ["report", RUN, "--format", "pdf"])
     assert result.exit_code == 2
+
+
+def test_report_cli_cluster_by_category_clusters_the_accuracy() -> None:
+    result = CliRunner().invoke(app, ["report", RUN, "-f", "json", "--cluster-by", "category"])
+    assert result.exit_code == 0, result.output
+    metrics = json.loads(result.stdout)["metrics"]
+    assert metrics["cluster_by"] == "category"
+    assert metrics["accuracy_clustering"]["clusters"] == 3
+    assert (
+        "clustered by category"
+        in CliRunner().invoke(app, ["report", RUN, "--cluster-by", "category"]).stdout
+    )
+
+
+def test_report_cli_unknown_cluster_by_exits_2() -> None:
+    result = CliRunner().invoke(app, ["report", RUN, "--cluster-by", "suite"])
+    assert result.exit_code == 2
+    assert "--cluster-by" in result.output

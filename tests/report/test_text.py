@@ -48,8 +48,8 @@ def test_text_breakdown_labels_are_aligned(run: toolgrade.RunResult) -> None:
     block = text.split("By Tool:\n")[1].split("\n\n")[0].splitlines()
     columns = {re.match(r"  .+?:\s+(?=\d)", line).end() for line in block}  # type: ignore[union-attr]
     assert len(columns) == 1
-    assert "  read_file:   50.0% (1/2)" in block
-    assert "  Simple:   66.7% (2/3)" in text
+    assert "  read_file:   50.0% (1/2)  95% CI: 9.5% - 90.5%  too few cases to tell" in block
+    assert "  Simple:   66.7% (2/3)  95% CI: 20.8% - 93.9%  too few cases to tell" in text
 
 
 def test_text_every_failure_shows_prompt_expected_actual(run: toolgrade.RunResult) -> None:

@@ -10,6 +10,7 @@ import typer
 import toolgrade
 from toolgrade.cli._options import DbOption
 from toolgrade.errors import ConfigError
+from toolgrade.metrics import check_cluster_by
 from toolgrade.report import FAILURES_SHOWN
 from toolgrade.suite import Rubric
 
@@ -59,12 +60,25 @@ def report(
             help="Failures the text report details, or all; the rest are counted by status.",
         ),
     ] = str(FAILURES_SHOWN),
+    cluster_by: Annotated[
+        str,
+        typer.Option(
+            "--cluster-by",
+            metavar="case|category|tag|tag:PREFIX",
+            help="Cluster the accuracy intervals by case (its tries), category, or"
+            " cases sharing a tag (tags starting with PREFIX).",
+        ),
+    ] = "case",
 ) -> None:
     """Render a run as a text, JSON, Markdown, HTML, JUnit XML or Prometheus report.
 
     With --profile, --rubric or --suite the stored raw outputs are extracted and judged
     again (the model is not called) before the report is rendered.
     """
+    try:
+        check_cluster_by(cluster_by)
+    except ValueError as exc:
+        raise ConfigError(f"--cluster-by: {exc}") from exc
     result = toolgrade.resolve_run(run, db=db)
     if profile is not None or rubric is not None or suite is not None:
         source = suite or result.suite_name
@@ -77,11 +91,16 @@ def report(
             toolgrade.resolve_run(baseline, db=db), result, threshold=threshold, alpha=alpha
         )
     shown = _failures_shown(max_failures)
+    metrics = toolgrade.compute_metrics(result, cluster_by=cluster_by)
     if output is None:
-        text = toolgrade.render_report(result, fmt, comparison=comparison, max_failures=shown)
+        text = toolgrade.render_report(
+            result, fmt, comparison=comparison, metrics=metrics, max_failures=shown
+        )
         typer.echo(text, nl=False)
         return
-    written = toolgrade.write_report(result, fmt, output, comparison=comparison, max_failures=shown)
+    written = toolgrade.write_report(
+        result, fmt, output, comparison=comparison, metrics=metrics, max_failures=shown
+    )
     typer.echo(f"wrote {fmt} report to {written}", err=True)
 
 

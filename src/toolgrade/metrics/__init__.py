@@ -7,27 +7,40 @@ a run with conversations adds their section (`RunMetrics.conversations`). Defini
 - **Scored** results are those whose status is not `timeout` or `error`: a model that
   never answered gives no evidence about its tool calling. They are counted and shown,
   never scored.
-- **Accuracy** = correct / scored, with a 95% Wilson interval.
+- **Accuracy** = correct / scored, with a 95% Wilson interval, clustered by case when a
+  case ran more than once (`clustered_rate`: the design-effect-adjusted Wilson interval;
+  `cluster_by` groups cases that share a context by category or tag instead).
 - **Mean score** = mean rubric score over scored results, with a seeded percentile
   bootstrap interval (the same run and seed always give the same interval).
 - **Call-level precision / recall / F1** pool every scored result: precision = correct
   calls / actual calls, recall = correct calls / expected calls.
-- **Breakdowns** by category, tool, difficulty and tag, over scored results. A result
+- **Breakdowns** by category, tool, difficulty and tag, over scored results, each with
+  its clustered interval; a row whose interval is wider than 40 points is too few
+  cases to tell (`Breakdown.too_few_to_tell`). A result
   counts once for each distinct tool of its case's **primary** expectation, whichever
   alternative it matched, so a case always counts for the same tools; results where no
   call was expected form the row `(no call)`.
 - **Repeats** (a case run k times): with k > 1, per-case consistency and pass^k.
-  With repeats, accuracy counts every repetition as a trial.
+  With repeats, accuracy counts every repetition as a trial, its interval clustered.
 - **Latency** p50/p95 over the results that have one.
 - **Conversations** (only when the run has some): their counts and accuracy, progress,
   per-turn accuracy, trajectory P/R/F1, steps and calls, first-failure causes, modes,
   and pass^k with bootstrap intervals that resample whole conversations.
 
-The package is split by responsibility: `_rates` (counts, rates, breakdowns, call-level
-P/R/F1), `_repeats` (consistency, pass^k and its intervals), `_conversations` (the
-conversations section) and `_run` (`RunMetrics`, `compute_metrics`).
+The package is split by responsibility: `_clustered` (the clustered interval and the
+clusters), `_rates` (counts, rates, breakdowns, call-level P/R/F1), `_repeats`
+(consistency, pass^k and its intervals), `_conversations` (the conversations section)
+and `_run` (`RunMetrics`, `compute_metrics`).
 """
 
+from toolgrade.metrics._clustered import (
+    CLUSTER_BY,
+    Clustering,
+    check_cluster_by,
+    cluster_keys,
+    cluster_totals,
+    clustered_rate,
+)
 from toolgrade.metrics._conversations import (
     ConversationMetrics,
     TurnAccuracy,
@@ -41,7 +54,9 @@ from toolgrade.stats import Rate, rate_of
 
 __all__ = [
     "Breakdown",
+    "CLUSTER_BY",
     "CaseConsistency",
+    "Clustering",
     "ConversationMetrics",
     "NO_CALL_KEY",
     "NO_VALUE_KEY",
@@ -50,6 +65,10 @@ __all__ = [
     "RunMetrics",
     "TurnAccuracy",
     "case_tools",
+    "check_cluster_by",
+    "cluster_keys",
+    "cluster_totals",
+    "clustered_rate",
     "compute_metrics",
     "modes_present",
     "pass_hat_k",

@@ -16,10 +16,11 @@ from typing import get_args
 
 from toolgrade._core.json_data import JsonObject
 from toolgrade._core.transcript import FAILURE_CAUSES, ConversationMode, ConversationRecord
+from toolgrade.metrics._clustered import cluster_keys, cluster_totals, clustered_rate
 from toolgrade.metrics._rates import Counts, mean
 from toolgrade.metrics._repeats import PassHatK, pass_hat_k
 from toolgrade.results import CaseResult, Status
-from toolgrade.stats import Rate, rate_of
+from toolgrade.stats import Rate
 
 __all__ = [
     "ConversationMetrics",
@@ -39,7 +40,8 @@ class TurnAccuracy:
     index: int
     """The turn's position, from 0."""
     rate: Rate
-    """Conversations whose turn `index` passed / conversations with that many turns."""
+    """Conversations whose turn `index` passed / conversations with that many turns
+    (clustered by conversation, so the tries of one conversation count together)."""
 
     def to_dict(self) -> JsonObject:
         """Return the row as a JSON object."""
@@ -59,7 +61,7 @@ class ConversationMetrics:
     errors: int
     """Conversations that could not be run to the end (not scored)."""
     accuracy: Rate
-    """Passed / scored conversations, with a Wilson interval."""
+    """Passed / scored conversations, with a Wilson interval clustered by conversation."""
     mean_score: float
     """Mean rubric score of scored conversations (partial credit per check)."""
     mean_progress: float
@@ -85,7 +87,7 @@ class ConversationMetrics:
     modes: tuple[ConversationMode, ...]
     """The modes the conversations ran in (`on_policy`, `teacher_forced`)."""
     by_mode: dict[str, Rate]
-    """Accuracy per mode present (one entry unless the run mixes modes)."""
+    """Accuracy per mode present (one entry unless the run mixes modes), clustered."""
     pass_hat_k: PassHatK | None
     """pass^k with k = the run's repeats (None without repeats)."""
 
@@ -114,7 +116,12 @@ class ConversationMetrics:
 
 
 def conversation_section(
-    results: Sequence[CaseResult], *, repeats: int, seed: int, resamples: int = 2000
+    results: Sequence[CaseResult],
+    *,
+    repeats: int,
+    seed: int,
+    resamples: int = 2000,
+    cluster_by: str = "case",
 ) -> ConversationMetrics | None:
     """The conversations section of a run's metrics (`compute_metrics` calls it).
 
@@ -123,6 +130,8 @@ def conversation_section(
         repeats: tries per conversation (pass^k is computed when above 1).
         seed: seed of the pass^k bootstrap intervals.
         resamples: bootstrap resamples.
+        cluster_by: what the intervals are clustered by (`cluster_keys`); `case`
+            clusters the tries of each conversation.
 
     Returns:
         The section, or None when no result is a conversation.
@@ -133,6 +142,8 @@ def conversation_section(
     counts = Counts.of(r for r, _ in talks)
     scored = [(r, c) for r, c in talks if r.status.scored]
     records = [c for _, c in scored]
+    clusters = cluster_keys([r for r, _ in scored], cluster_by)
+    passed = [r.status is Status.CORRECT for r, _ in scored]
     precision, recall, f1, pooled = _trajectory_prf(scored)
     modes = modes_present(c for _, c in talks)
     return ConversationMetrics(
@@ -140,10 +151,10 @@ def conversation_section(
         scored=counts.scored,
         timeouts=counts.timeouts,
         errors=counts.errors,
-        accuracy=counts.accuracy,
+        accuracy=clustered_rate(cluster_totals(zip(clusters, passed, strict=True))).rate,
         mean_score=mean([r.score for r, _ in scored]),
         mean_progress=mean([c.progress for c in records]),
-        per_turn=per_turn_accuracy(records),
+        per_turn=per_turn_accuracy(records, clusters=clusters),
         precision=precision,
         recall=recall,
         f1=f1,
@@ -152,7 +163,7 @@ def conversation_section(
         mean_calls=mean([len(c.calls) for c in records]),
         failure_causes=_causes(talks),
         modes=modes,
-        by_mode={m: _mode_rate(scored, m) for m in modes},
+        by_mode={m: _mode_rate(scored, clusters, m) for m in modes},
         pass_hat_k=pass_hat_k(
             [(r.case_id, r.repeat, r.status is Status.CORRECT) for r, _ in scored],
             repeats,
@@ -170,28 +181,41 @@ def modes_present(records: Iterable[ConversationRecord]) -> tuple[ConversationMo
     return tuple(m for m in _MODES if m in present)
 
 
-def _mode_rate(scored: Sequence[tuple[CaseResult, ConversationRecord]], mode: str) -> Rate:
-    tries = [r.status is Status.CORRECT for r, c in scored if c.mode == mode]
-    return rate_of(sum(tries), len(tries))
+def _mode_rate(
+    scored: Sequence[tuple[CaseResult, ConversationRecord]], clusters: Sequence[str], mode: str
+) -> Rate:
+    tries = [
+        (cluster, r.status is Status.CORRECT)
+        for (r, c), cluster in zip(scored, clusters, strict=True)
+        if c.mode == mode
+    ]
+    return clustered_rate(cluster_totals(tries)).rate
 
 
-def per_turn_accuracy(records: Sequence[ConversationRecord]) -> tuple[TurnAccuracy, ...]:
+def per_turn_accuracy(
+    records: Sequence[ConversationRecord], *, clusters: Sequence[str] | None = None
+) -> tuple[TurnAccuracy, ...]:
     """Accuracy of each turn position over `records` (unreached turns count as failed).
 
     Args:
         records: the conversations (one per result).
+        clusters: each record's cluster (its conversation's id, `cluster_keys`), so that
+            the tries of one conversation count together in a turn's interval; without
+            it every record is its own cluster.
 
     Returns:
         One row per turn position, from 0 to the longest conversation's last turn.
     """
+    keys = clusters if clusters is not None else [str(i) for i in range(len(records))]
     longest = max((c.total_turns for c in records), default=0)
-    passed, having = [0] * longest, [0] * longest
-    for record in records:
+    outcomes: list[list[tuple[str, bool]]] = [[] for _ in range(longest)]
+    for record, key in zip(records, keys, strict=True):
         reached = {t.index: t.passed for t in record.turns}
         for i in range(record.total_turns):
-            having[i] += 1
-            passed[i] += reached.get(i, False)
-    return tuple(TurnAccuracy(i, rate_of(passed[i], having[i])) for i in range(longest))
+            outcomes[i].append((key, reached.get(i, False)))
+    return tuple(
+        TurnAccuracy(i, clustered_rate(cluster_totals(outcomes[i])).rate) for i in range(longest)
+    )
 
 
 def _trajectory_prf(

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from toolgrade._core.json_data import JsonObject
+from toolgrade.metrics._clustered import cluster_keys, cluster_totals, clustered_rate
 from toolgrade.results import CaseResult, Status
 from toolgrade.stats import Rate, rate_of
 
@@ -20,6 +21,7 @@ __all__ = [
     "Counts",
     "NO_CALL_KEY",
     "NO_VALUE_KEY",
+    "TOO_WIDE",
     "by_category",
     "by_difficulty",
     "by_tag",
@@ -33,6 +35,10 @@ NO_CALL_KEY = "(no call)"
 """The tool-breakdown row of cases where no tool call was expected."""
 NO_VALUE_KEY = "(none)"
 """The breakdown row of cases with an empty category or difficulty."""
+
+TOO_WIDE = 0.40
+"""A breakdown row whose interval is wider than this (40 points) is too few cases to tell:
+it cannot tell a 50% group from a 90% one."""
 
 _DIFFICULTY_ORDER = {"easy": 0, "medium": 1, "hard": 2}
 
@@ -85,13 +91,28 @@ class Breakdown:
     key: str
     """The group's name."""
     rate: Rate
-    """Accuracy within the group."""
+    """Accuracy within the group, its interval clustered by case (`clustered_rate`)."""
     mean_score: float
     """Mean rubric score within the group."""
+    clusters: int | None = None
+    """Clusters (cases, unless clustered otherwise) behind the row; None when not known."""
+    effective_n: float | None = None
+    """The independent trials the row's tries are worth (`Clustering.effective_n`)."""
+
+    @property
+    def too_few_to_tell(self) -> bool:
+        """Whether the row's interval is wider than `TOO_WIDE` (40 points)."""
+        return self.rate.interval.width > TOO_WIDE
 
     def to_dict(self) -> JsonObject:
         """Return the row as a JSON object."""
-        return {"key": self.key, **self.rate.to_dict(), "mean_score": self.mean_score}
+        data: JsonObject = {"key": self.key, **self.rate.to_dict(), "mean_score": self.mean_score}
+        if self.clusters is not None:
+            data["clusters"] = self.clusters
+        if self.effective_n is not None:
+            data["effective_n"] = self.effective_n
+        data["too_few_to_tell"] = self.too_few_to_tell
+        return data
 
 
 def _correct_calls(result: CaseResult) -> int:
@@ -157,34 +178,49 @@ def _breakdown(
     scored: Sequence[CaseResult],
     keys_of: Callable[[CaseResult], Iterable[str]],
     order: Callable[[str], tuple[int, str]],
+    clusters: Sequence[str] | None,
 ) -> tuple[Breakdown, ...]:
-    groups: dict[str, list[CaseResult]] = defaultdict(list)
-    for result in scored:
+    groups: dict[str, list[tuple[CaseResult, str]]] = defaultdict(list)
+    for result, cluster in zip(scored, clusters or cluster_keys(scored), strict=True):
         for key in keys_of(result):
-            groups[key].append(result)
+            groups[key].append((result, cluster))
     rows = []
     for key in sorted(groups, key=order):
         members = groups[key]
-        passed = sum(r.status is Status.CORRECT for r in members)
-        rows.append(Breakdown(key, rate_of(passed, len(members)), mean([r.score for r in members])))
+        c = clustered_rate(
+            cluster_totals((cluster, r.status is Status.CORRECT) for r, cluster in members)
+        )
+        score = mean([r.score for r, _ in members])
+        rows.append(Breakdown(key, c.rate, score, c.clusters, c.effective_n))
     return tuple(rows)
 
 
-def by_category(scored: Sequence[CaseResult]) -> tuple[Breakdown, ...]:
-    """Accuracy per category, alphabetically; `(none)` last."""
-    return _breakdown(scored, lambda r: [r.category or NO_VALUE_KEY], _alpha_key)
+def by_category(
+    scored: Sequence[CaseResult], clusters: Sequence[str] | None = None
+) -> tuple[Breakdown, ...]:
+    """Accuracy per category, alphabetically; `(none)` last.
+
+    `clusters` holds each result's cluster (`cluster_keys`); by default, its case.
+    """
+    return _breakdown(scored, lambda r: [r.category or NO_VALUE_KEY], _alpha_key, clusters)
 
 
-def by_tool(scored: Sequence[CaseResult]) -> tuple[Breakdown, ...]:
+def by_tool(
+    scored: Sequence[CaseResult], clusters: Sequence[str] | None = None
+) -> tuple[Breakdown, ...]:
     """Accuracy per tool of the cases' primary expectations (`case_tools`); `(no call)` last."""
-    return _breakdown(scored, case_tools, _tool_key)
+    return _breakdown(scored, case_tools, _tool_key, clusters)
 
 
-def by_difficulty(scored: Sequence[CaseResult]) -> tuple[Breakdown, ...]:
+def by_difficulty(
+    scored: Sequence[CaseResult], clusters: Sequence[str] | None = None
+) -> tuple[Breakdown, ...]:
     """Accuracy per difficulty: easy, medium, hard, then others; `(none)` last."""
-    return _breakdown(scored, lambda r: [r.difficulty or NO_VALUE_KEY], _difficulty_key)
+    return _breakdown(scored, lambda r: [r.difficulty or NO_VALUE_KEY], _difficulty_key, clusters)
 
 
-def by_tag(scored: Sequence[CaseResult]) -> tuple[Breakdown, ...]:
+def by_tag(
+    scored: Sequence[CaseResult], clusters: Sequence[str] | None = None
+) -> tuple[Breakdown, ...]:
     """Accuracy per tag, alphabetically (a result counts under each of its tags)."""
-    return _breakdown(scored, lambda r: r.tags, _alpha_key)
+    return _breakdown(scored, lambda r: r.tags, _alpha_key, clusters)

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from toolgrade._core.json_data import JsonObject, JsonValue
+from toolgrade.metrics._clustered import Clustering, cluster_keys, cluster_totals, clustered_rate
 from toolgrade.metrics._conversations import ConversationMetrics, conversation_section
 from toolgrade.metrics._rates import (
     Breakdown,
@@ -45,7 +46,8 @@ class RunMetrics:
     errors: int
     """Results with status `error` (not scored)."""
     accuracy: Rate
-    """passed / scored, with a Wilson interval."""
+    """passed / scored, with a Wilson interval clustered by case (by `cluster_by`): with
+    one try per case it is the plain Wilson interval."""
     mean_score: float
     """Mean rubric score over scored results."""
     mean_score_interval: Interval
@@ -83,6 +85,11 @@ class RunMetrics:
     """Seed of the bootstrap intervals."""
     conversations: ConversationMetrics | None = None
     """The conversations section (None when the run has no conversation)."""
+    cluster_by: str = "case"
+    """What the intervals are clustered by (`cluster_keys`): `case`, `category`, `tag` or
+    `tag:PREFIX`."""
+    accuracy_clustering: Clustering | None = None
+    """The clusters behind `accuracy`'s interval and what they are worth."""
 
     def to_dict(self) -> JsonObject:
         """Return every metric as a JSON object (breakdowns as lists of rows)."""
@@ -115,23 +122,32 @@ class RunMetrics:
             "latency_p50_ms": self.latency_p50_ms,
             "latency_p95_ms": self.latency_p95_ms,
             "seed": self.seed,
+            "cluster_by": self.cluster_by,
         }
+        if self.accuracy_clustering is not None:
+            data["accuracy_clustering"] = self.accuracy_clustering.to_dict()
         # An optional section: a run without conversations has no such key.
         if self.conversations is not None:
             data["conversations"] = self.conversations.to_dict()
         return data
 
 
-def compute_metrics(run: RunResult, *, seed: int = 0) -> RunMetrics:
+def compute_metrics(run: RunResult, *, seed: int = 0, cluster_by: str = "case") -> RunMetrics:
     """Compute every metric of a run.
 
     Args:
         run: the run.
         seed: seed of the bootstrap intervals (the mean score's, and pass^k's of the
             conversations section).
+        cluster_by: what the accuracy intervals are clustered by (`cluster_keys`):
+            `case` (the tries of a case are one cluster), `category`, `tag` or
+            `tag:PREFIX` (cases sharing a context).
 
     Returns:
         The metrics.
+
+    Raises:
+        ValueError: an unknown `cluster_by`.
 
     Examples:
         >>> m = compute_metrics(run)  # doctest: +SKIP
@@ -143,6 +159,10 @@ def compute_metrics(run: RunResult, *, seed: int = 0) -> RunMetrics:
     results = run.results
     counts = Counts.of(results)
     scored = [r for r in results if r.status.scored]
+    clusters = cluster_keys(scored, cluster_by)
+    clustering = clustered_rate(
+        cluster_totals(zip(clusters, (r.status is Status.CORRECT for r in scored), strict=True))
+    )
     scores = [r.score for r in scored]
     precision, recall, f1 = call_level(scored)
     repeats = max([run.repeat, *(r.repeat + 1 for r in results)])
@@ -155,7 +175,7 @@ def compute_metrics(run: RunResult, *, seed: int = 0) -> RunMetrics:
         failed=counts.scored - counts.passed,
         timeouts=counts.timeouts,
         errors=counts.errors,
-        accuracy=counts.accuracy,
+        accuracy=clustering.rate,
         mean_score=float(np.mean(scores)) if scores else 0.0,
         mean_score_interval=bootstrap_mean_interval(scores, seed=seed),
         precision=precision,
@@ -166,10 +186,10 @@ def compute_metrics(run: RunResult, *, seed: int = 0) -> RunMetrics:
             for s in Status
             if counts.statuses[s] or not s.conversational
         },
-        by_category=by_category(scored),
-        by_tool=by_tool(scored),
-        by_difficulty=by_difficulty(scored),
-        by_tag=by_tag(scored),
+        by_category=by_category(scored, clusters),
+        by_tool=by_tool(scored, clusters),
+        by_difficulty=by_difficulty(scored, clusters),
+        by_tag=by_tag(scored, clusters),
         repeats=repeats,
         consistency=all_agree(per_case),
         pass_hat_k=unbiased([(c.passed, c.runs) for c in per_case], repeats) if per_case else None,
@@ -177,7 +197,11 @@ def compute_metrics(run: RunResult, *, seed: int = 0) -> RunMetrics:
         latency_p95_ms=p95,
         per_case_consistency=per_case,
         seed=seed,
-        conversations=conversation_section(results, repeats=repeats, seed=seed),
+        conversations=conversation_section(
+            results, repeats=repeats, seed=seed, cluster_by=cluster_by
+        ),
+        cluster_by=cluster_by,
+        accuracy_clustering=clustering,
     )
 
 

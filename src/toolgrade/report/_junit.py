@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
+from toolgrade.metrics import Breakdown, RunMetrics
 from toolgrade.report._mentions import neutralise_references
 from toolgrade.report._plain import calls_text, clip, prompt_text
 from toolgrade.report._raw import raw_text
@@ -66,14 +67,38 @@ def render_junit(data: ReportInput) -> str:
         ("suite_hash", run.suite_hash),
         ("rubric", run.rubric),
         ("accuracy", f"{m.accuracy.rate:.4f}"),
+        ("accuracy_ci_low", f"{m.accuracy.interval.low:.4f}"),
+        ("accuracy_ci_high", f"{m.accuracy.interval.high:.4f}"),
         *((("cut_off", str(data.cut_off)),) if data.cut_off else ()),
+        *_row_properties(m),
     ):
-        ET.SubElement(properties, "property", {"name": name, "value": _xml_safe(value)})
+        ET.SubElement(properties, "property", {"name": _xml_safe(name), "value": _xml_safe(value)})
     for case in data.cases:
         _testcase(suite, case, run.suite_name)
     ET.indent(root)
     body = ET.tostring(root, encoding="unicode")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
+
+
+def _row_properties(m: RunMetrics) -> list[tuple[str, str]]:
+    """Each category's and tool's accuracy, interval, cases and too-few-to-tell mark.
+
+    Named `category.<key>.accuracy`, `.ci_low`, `.ci_high`, `.cases`, `.too_few_to_tell`,
+    and the same under `tool.<key>`.
+    """
+    out: list[tuple[str, str]] = []
+    rows: list[tuple[str, Breakdown]] = [("category", b) for b in m.by_category]
+    rows += [("tool", b) for b in m.by_tool]
+    for kind, b in rows:
+        name = f"{kind}.{b.key}"
+        out += [
+            (f"{name}.accuracy", f"{b.rate.rate:.4f}"),
+            (f"{name}.ci_low", f"{b.rate.interval.low:.4f}"),
+            (f"{name}.ci_high", f"{b.rate.interval.high:.4f}"),
+            (f"{name}.cases", str(b.rate.n)),
+            (f"{name}.too_few_to_tell", "true" if b.too_few_to_tell else "false"),
+        ]
+    return out
 
 
 def _testcase(parent: ET.Element, case: CaseView, suite_name: str) -> None:

@@ -18,6 +18,7 @@ from toolgrade.report._mentions import neutralise_references
 from toolgrade.report._plain import calls_text, clip, label, pct, prompt_text, terminal_safe
 from toolgrade.report._raw import raw_text
 from toolgrade.report._summary import (
+    TOO_FEW,
     accuracy_text,
     changed_cases,
     repeat_rows,
@@ -137,9 +138,10 @@ def _breakdown(title: str, rows: Sequence[Breakdown], *, headings: bool) -> list
     for b in rows:
         name = _inline(label(b.key) if headings else b.key)
         ci = b.rate.interval
+        mark = f" ({TOO_FEW})" if b.too_few_to_tell else ""
         out.append(
             f"| {name} | {pct(b.rate.rate)} | {b.rate.passed}/{b.rate.n} "
-            f"| {pct(ci.low)} - {pct(ci.high)} |"
+            f"| {pct(ci.low)} - {pct(ci.high)}{mark} |"
         )
     return out
 

@@ -118,15 +118,35 @@ def _families(data: ReportInput) -> list[Metric]:
 
 
 def _breakdown(kind: str, rows: Sequence[Breakdown], base: list[str]) -> list[Metric]:
+    """Per row: accuracy, its 95% interval, the scored cases, and the too-few-to-tell mark."""
     labels = ["suite", "model", kind]
     accuracy = GaugeMetricFamily(
         f"toolgrade_{kind}_accuracy", f"Accuracy per {kind} (0-1).", labels=labels
     )
+    low = GaugeMetricFamily(
+        f"toolgrade_{kind}_accuracy_ci_low",
+        f"Lower bound of the accuracy's 95% CI per {kind}.",
+        labels=labels,
+    )
+    high = GaugeMetricFamily(
+        f"toolgrade_{kind}_accuracy_ci_high",
+        f"Upper bound of the accuracy's 95% CI per {kind}.",
+        labels=labels,
+    )
     cases = GaugeMetricFamily(f"toolgrade_{kind}_cases", f"Scored cases per {kind}.", labels=labels)
+    too_few = GaugeMetricFamily(
+        f"toolgrade_{kind}_too_few_to_tell",
+        f"1 when the {kind}'s interval is wider than 40 points (too few cases to tell).",
+        labels=labels,
+    )
     for b in rows:
-        accuracy.add_metric([*base, b.key], b.rate.rate if b.rate.n else math.nan)
-        cases.add_metric([*base, b.key], b.rate.n)
-    return [accuracy, cases]
+        key = [*base, b.key]
+        accuracy.add_metric(key, b.rate.rate if b.rate.n else math.nan)
+        low.add_metric(key, b.rate.interval.low if b.rate.n else math.nan)
+        high.add_metric(key, b.rate.interval.high if b.rate.n else math.nan)
+        cases.add_metric(key, b.rate.n)
+        too_few.add_metric(key, float(b.too_few_to_tell))
+    return [accuracy, low, high, cases, too_few]
 
 
 def _s(ms: float | None) -> float | None:

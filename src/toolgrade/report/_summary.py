@@ -8,15 +8,17 @@ conversations (`RunMetrics.conversations`).
 
 from __future__ import annotations
 
-from toolgrade.metrics import ConversationMetrics, RunMetrics
+from toolgrade.metrics import Breakdown, ConversationMetrics, RunMetrics
 from toolgrade.report._plain import label, mode_label, pct
 
 __all__ = [
     "PER_TURN_SHOWN",
+    "TOO_FEW",
     "accuracy_text",
     "changed_cases",
     "per_turn_text",
     "repeat_rows",
+    "row_interval",
     "summary_rows",
     "verdict_label",
 ]
@@ -24,14 +26,36 @@ __all__ = [
 PER_TURN_SHOWN = 12
 """Turn positions listed in one line; the JSON report keeps every one."""
 
+TOO_FEW = "too few cases to tell"
+"""The mark of a breakdown row whose interval is too wide to say anything
+(`Breakdown.too_few_to_tell`)."""
+
 
 def accuracy_text(m: RunMetrics) -> str:
-    """`84.0% (95% CI: 71.5% - 91.7%)`, or `n/a (no scored cases)`."""
+    """`84.0% (95% CI: 71.5% - 91.7%)`, or `n/a (no scored cases)`.
+
+    When the tries fall in fewer clusters than there are tries (`--repeat`, or cases
+    clustered by category or tag), the interval is the clustered one and says so:
+    `55.6% (95% CI: 19.4% - 86.6%, clustered: 9 tries of 3 cases)`.
+    """
     if m.accuracy.n == 0:
         return "n/a (no scored cases)"
     ci = m.accuracy.interval
     level = f"{ci.level * 100:g}%"
-    return f"{pct(m.accuracy.rate)} ({level} CI: {pct(ci.low)} - {pct(ci.high)})"
+    text = f"{pct(m.accuracy.rate)} ({level} CI: {pct(ci.low)} - {pct(ci.high)}"
+    c = m.accuracy_clustering
+    if c is not None and c.clusters < m.accuracy.n:
+        unit = "case" if m.cluster_by == "case" else "cluster"
+        of = f"{c.clusters} {unit}{'' if c.clusters == 1 else 's'}"
+        by = "" if m.cluster_by == "case" else f" by {m.cluster_by}"
+        text += f", clustered{by}: {m.accuracy.n} tries of {of}"
+    return text + ")"
+
+
+def row_interval(b: Breakdown) -> str:
+    """A breakdown row's interval: `95% CI: 3.6% - 62.4%`."""
+    ci = b.rate.interval
+    return f"{ci.level * 100:g}% CI: {pct(ci.low)} - {pct(ci.high)}"
 
 
 def repeat_rows(m: RunMetrics) -> list[tuple[str, str]]:

@@ -11,9 +11,11 @@ from toolgrade.metrics import Breakdown
 from toolgrade.report._plain import calls_text, clip, label, pct, prompt_text, terminal_safe
 from toolgrade.report._raw import raw_text
 from toolgrade.report._summary import (
+    TOO_FEW,
     accuracy_text,
     changed_cases,
     repeat_rows,
+    row_interval,
     summary_rows,
     verdict_label,
 )
@@ -65,13 +67,19 @@ def render_text(data: ReportInput) -> str:
 
 
 def _breakdown(title: str, rows: Sequence[Breakdown], *, headings: bool) -> list[str]:
+    """`  Edge:    20.0% (1/5)    95% CI: 3.6% - 62.4%    too few cases to tell`."""
     if not rows:
         return []
     names = [terminal_safe(label(b.key) if headings else b.key) + ":" for b in rows]
+    rates = [f"{pct(b.rate.rate)} ({b.rate.passed}/{b.rate.n})" for b in rows]
+    intervals = [row_interval(b) for b in rows]
     width = max(len(n) for n in names) + 2
+    rate_width = max(len(r) for r in rates) + 2
+    interval_width = max(len(i) for i in intervals) + 2
     out = ["", f"{title}:"]
-    for name, b in zip(names, rows, strict=True):
-        out.append(f"  {name:<{width}}{pct(b.rate.rate)} ({b.rate.passed}/{b.rate.n})")
+    for name, rate, interval, b in zip(names, rates, intervals, rows, strict=True):
+        line = f"  {name:<{width}}{rate:<{rate_width}}{interval:<{interval_width}}"
+        out.append((line + TOO_FEW) if b.too_few_to_tell else line.rstrip())
     return out
 
 

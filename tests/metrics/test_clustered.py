@@ -131,6 +131,7 @@ def _simulate(
     return clustered / runs, per_try / runs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("cases", "tries", "mean", "icc", "seed"),
     [(50, 5, 0.7, 0.3, 20260101), (30, 3, 0.6, 0.5, 7), (20, 5, 0.8, 0.4, 11)],

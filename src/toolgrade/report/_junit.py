@@ -67,6 +67,7 @@ def render_junit(data: ReportInput) -> str:
         ("rubric", run.rubric),
         ("accuracy", f"{m.accuracy.rate:.4f}"),
         *((("cut_off", str(data.cut_off)),) if data.cut_off else ()),
+        *_baseline_properties(data),
     ):
         ET.SubElement(properties, "property", {"name": name, "value": _xml_safe(value)})
     for case in data.cases:
@@ -74,6 +75,21 @@ def render_junit(data: ReportInput) -> str:
     ET.indent(root)
     body = ET.tostring(root, encoding="unicode")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
+
+
+def _baseline_properties(data: ReportInput) -> tuple[tuple[str, str], ...]:
+    """The comparison with a baseline, as properties (none without one)."""
+    c = data.comparison
+    if c is None:
+        return ()
+    return (
+        ("baseline_run_id", c.baseline_id),
+        ("baseline_verdict", c.verdict),
+        ("baseline_delta", f"{c.delta:.4f}"),
+        ("baseline_p_value", f"{c.p_value:.4g}"),
+        ("baseline_mde", "" if c.mde is None else f"{c.mde:.4f}"),
+        ("baseline_status", c.status),
+    )
 
 
 def _testcase(parent: ET.Element, case: CaseView, suite_name: str) -> None:

@@ -9,7 +9,7 @@ conversations (`RunMetrics.conversations`).
 from __future__ import annotations
 
 from toolgrade.metrics import ConversationMetrics, RunMetrics
-from toolgrade.report._plain import label, mode_label, pct
+from toolgrade.report._plain import mode_label, pct
 
 __all__ = [
     "PER_TURN_SHOWN",
@@ -18,7 +18,6 @@ __all__ = [
     "per_turn_text",
     "repeat_rows",
     "summary_rows",
-    "verdict_label",
 ]
 
 PER_TURN_SHOWN = 12
@@ -62,11 +61,6 @@ def changed_cases(m: RunMetrics) -> list[str]:
         for c in m.per_case_consistency
         if c.agreement < 1.0
     ]
-
-
-def verdict_label(verdict: str) -> str:
-    """`within acceptable variance` -> `Within acceptable variance`."""
-    return label(verdict)
 
 
 def summary_rows(m: RunMetrics) -> list[tuple[str, str]]:

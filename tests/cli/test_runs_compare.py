@@ -178,12 +178,25 @@ def test_compare_regression_text_exit_codes(two_runs) -> None:
     assert failing.exit_code == 1
 
 
-def test_compare_within_variance_does_not_fail(two_runs) -> None:
+def test_compare_inconclusive_fails_only_when_asked(two_runs) -> None:
     result = runner.invoke(
         app, ["compare", "v1.2", "20260102", "--threshold", "30", "--fail-on-regression"]
     )
     assert result.exit_code == 0, result.output
-    assert "Status: Within acceptable variance" in result.output
+    assert "Status: Inconclusive: the suite cannot tell at this size" in result.output
+    assert "This suite can detect changes of about" in result.output
+    failing = runner.invoke(
+        app, ["compare", "v1.2", "20260102", "--threshold", "30", "--fail-on-inconclusive"]
+    )
+    assert failing.exit_code == 3, failing.output
+
+
+def test_compare_regression_wins_over_inconclusive(two_runs) -> None:
+    result = runner.invoke(
+        app,
+        ["compare", "v1.2", "20260102", "--fail-on-regression", "--fail-on-inconclusive"],
+    )
+    assert result.exit_code == 1, result.output
 
 
 def test_compare_many_side_by_side(two_runs, make_run) -> None:
@@ -201,7 +214,7 @@ def test_compare_many_side_by_side(two_runs, make_run) -> None:
     assert data["side_by_side"]["best_index"] == 0
     assert [c["verdict"] for c in data["vs_baseline"]] == [
         "regression",
-        "within acceptable variance",
+        "inconclusive",
     ]
     failing = runner.invoke(
         app, ["compare", "v1.2", "20260102", "20260103", "--fail-on-regression"]

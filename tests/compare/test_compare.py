@@ -11,7 +11,8 @@ import pytest
 import toolgrade.compare
 from toolgrade.compare import Change, compare_many, compare_runs, verdict_for
 from toolgrade.errors import BaselineError
-from toolgrade.stats import mcnemar_exact
+from toolgrade.power import minimum_detectable_effect
+from toolgrade.stats import Interval, mcnemar_exact
 
 READ = [{"name": "read_file", "arguments": {"path": "a"}}]
 SEARCH = [{"name": "search", "arguments": {"q": "x"}}]
@@ -44,22 +45,52 @@ def test_compare_clear_regression_detected(make_run) -> None:
     assert comp.delta_interval.high < 0
 
 
-def test_compare_small_drop_not_significant_is_within_variance(make_run) -> None:
+def test_compare_small_drop_on_a_small_suite_is_inconclusive(make_run) -> None:
+    # -2 points on 50 cases: the 90% interval reaches far beyond ±2 points.
     base = make_run(_rows("c" * 43 + "w" * 7))
     cand = make_run(_rows("w" + "c" * 42 + "w" * 7), run_id="cand")
     comp = compare_runs(base, cand)
     assert comp.delta == pytest.approx(-0.02)
-    assert comp.verdict == "within acceptable variance"
+    assert comp.verdict == "inconclusive"
+    assert comp.cases_to_tell is not None
+    assert comp.cases_to_tell > 50
+    assert "within acceptable variance" not in comp.status
 
 
-def test_compare_large_drop_but_few_flips_stays_within_variance(make_run) -> None:
+def test_compare_large_drop_but_few_flips_is_inconclusive(make_run) -> None:
     # 10 cases, 2 broken: -20 points, but McNemar p = 0.5
     base = make_run(_rows("c" * 10))
     cand = make_run(_rows("ww" + "c" * 8), run_id="cand")
     comp = compare_runs(base, cand)
     assert comp.delta == pytest.approx(-0.2)
     assert comp.p_value == pytest.approx(0.5)
-    assert comp.verdict == "within acceptable variance"
+    assert comp.verdict == "inconclusive"
+    assert comp.mde is None  # 2 flips in 10 cases: no change is detected 80% of the time
+    assert "cannot detect a change of any size" in comp.detectable
+
+
+def test_compare_few_flips_on_a_large_suite_is_equivalent(make_run) -> None:
+    # 400 cases, 6 fixed and 6 broken: the 90% interval lies inside ±2 points.
+    base = make_run(_rows("c" * 6 + "w" * 6 + "c" * 388))
+    cand = make_run(_rows("w" * 6 + "c" * 6 + "c" * 388), run_id="cand")
+    comp = compare_runs(base, cand)
+    assert comp.verdict == "equivalent"
+    assert comp.equivalence_interval is not None
+    assert comp.equivalence_interval.level == pytest.approx(0.9)
+    assert -0.02 < comp.equivalence_interval.low < comp.equivalence_interval.high < 0.02
+    assert comp.status.startswith("Equivalent: within acceptable variance")
+    assert comp.cases_to_tell is None
+    assert comp.mde == pytest.approx(0.0245, abs=1e-4)
+    assert "can detect changes of about 2.4 points" in comp.detectable
+
+
+def test_compare_reports_the_minimum_detectable_effect(make_run) -> None:
+    base = make_run(_rows("c" * 50))
+    cand = make_run(_rows("w" * 10 + "c" * 40), run_id="cand")
+    comp = compare_runs(base, cand)
+    assert comp.discordance == pytest.approx(0.2)
+    assert comp.mde == pytest.approx(minimum_detectable_effect(50, 0.2))
+    assert comp.power == 0.8
 
 
 def test_compare_improvement_symmetric(make_run) -> None:
@@ -73,26 +104,32 @@ def test_compare_improvement_symmetric(make_run) -> None:
 def test_compare_threshold_and_alpha_respected(make_run) -> None:
     base = make_run(_rows("c" * 50))
     cand = make_run(_rows("w" * 10 + "c" * 40), run_id="cand")
-    assert compare_runs(base, cand, threshold=25).verdict == "within acceptable variance"
-    assert compare_runs(base, cand, alpha=0.001).verdict == "within acceptable variance"
+    assert compare_runs(base, cand, threshold=25).verdict == "inconclusive"
+    assert compare_runs(base, cand, alpha=0.001).verdict == "inconclusive"
 
 
 @pytest.mark.parametrize(
-    ("delta", "p", "expected"),
+    ("delta", "p", "interval", "expected"),
     [
-        (-0.02, 0.001, "within acceptable variance"),  # exactly the threshold: not larger
-        (-0.0201, 0.001, "regression"),
-        (-0.05, 0.05, "within acceptable variance"),  # p must be strictly below alpha
-        (0.03, 0.01, "improvement"),
-        (0.0, 1.0, "within acceptable variance"),
+        (-0.02, 0.001, None, "inconclusive"),  # exactly the threshold: not larger
+        (-0.0201, 0.001, None, "regression"),
+        (-0.05, 0.05, None, "inconclusive"),  # p must be strictly below alpha
+        (0.03, 0.01, None, "improvement"),
+        (0.0, 1.0, None, "inconclusive"),  # no interval: equivalence is never shown
+        (0.0, 1.0, Interval(-0.019, 0.019, 0.9), "equivalent"),
+        (0.0, 1.0, Interval(-0.02, 0.01, 0.9), "inconclusive"),  # touching the margin
+        (0.005, 0.01, Interval(0.001, 0.019, 0.9), "equivalent"),  # real but negligible
+        (-0.03, 0.01, Interval(-0.019, 0.019, 0.9), "regression"),  # the test comes first
     ],
 )
-def test_verdict_rule_table(delta: float, p: float, expected: str) -> None:
-    assert verdict_for(delta, p, threshold=2.0, alpha=0.05) == expected
+def test_verdict_rule_table(
+    delta: float, p: float, interval: Interval | None, expected: str
+) -> None:
+    assert verdict_for(delta, p, threshold=2.0, alpha=0.05, equivalence=interval) == expected
 
 
 def test_verdict_values_are_the_change_literal_and_no_second_verdict_type() -> None:
-    assert get_args(Change) == ("regression", "improvement", "within acceptable variance")
+    assert get_args(Change) == ("regression", "improvement", "equivalent", "inconclusive")
     assert not hasattr(toolgrade.compare, "Verdict")
 
 
@@ -182,7 +219,10 @@ def test_compare_group_present_in_one_run_only_has_none_delta(make_run) -> None:
 def test_compare_to_dict_round_trips_through_json(make_run) -> None:
     comp = compare_runs(make_run(_rows("cw")), make_run(_rows("wc"), run_id="cand"))
     data = json.loads(json.dumps(comp.to_dict()))
-    assert data["verdict"] == "within acceptable variance"
+    assert data["verdict"] == "inconclusive"
+    assert data["discordance"] == 1.0
+    assert data["equivalence_interval"]["level"] == pytest.approx(0.9)
+    assert {"mde", "power", "cases_to_tell"} <= data.keys()
     assert data["fixed"][0]["case_id"] == "c001"
 
 

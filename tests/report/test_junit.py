@@ -40,3 +40,19 @@ def test_junit_control_characters_still_give_wellformed_xml(run: toolgrade.RunRe
     failure = root.find("./testsuite/testcase/failure")
     assert failure is not None
     assert "a\ufffdb\ufffd[0m\ufffdc" in (failure.text or "")
+
+
+def test_junit_properties_carry_the_baseline_verdict_and_mde(
+    run: toolgrade.RunResult, comparison: toolgrade.Comparison
+) -> None:
+    root = ET.fromstring(toolgrade.render_report(run, "junit", comparison=comparison))
+    props = {p.get("name"): p.get("value") for p in root.findall("./testsuite/properties/")}
+    assert props["baseline_verdict"] == "inconclusive"
+    assert props["baseline_delta"] == f"{comparison.delta:.4f}"
+    assert props["baseline_mde"] == ""  # 3 flips in 11 cases: no change is detected reliably
+    assert (props["baseline_status"] or "").startswith("Inconclusive")
+    plain = ET.fromstring(toolgrade.render_report(run, "junit"))
+    assert not any(
+        (p.get("name") or "").startswith("baseline_")
+        for p in plain.findall("./testsuite/properties/")
+    )

@@ -51,5 +51,7 @@ def test_markdown_baseline_section_shows_verdict(
     text = toolgrade.render_report(run, "markdown", comparison=comparison)
     assert "### vs Baseline (v1.2)" in text
     assert "| Accuracy | 54.5% | 27.3% | -27.3 pts |" in text
-    assert "**Status:** Within acceptable variance" in text
+    assert "**Status:** Inconclusive: the suite cannot tell at this size" in text
+    assert "This suite cannot detect a change of any size reliably" in text
+    assert "within acceptable variance" not in text
     assert "Broken: TC-015, TC-031, TC-043" in text

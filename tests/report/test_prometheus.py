@@ -58,3 +58,22 @@ def test_prometheus_empty_run_reports_nan_accuracy(run: toolgrade.RunResult) -> 
     base = (("model", "ollama/qwen3:8b-q4_K_M"), ("suite", "coding-agent"))
     assert math.isnan(samples["toolgrade_accuracy", base])
     assert samples["toolgrade_failures", base] == 0
+
+
+def test_prometheus_baseline_gauges(
+    run: toolgrade.RunResult, comparison: toolgrade.Comparison
+) -> None:
+    samples = _samples(toolgrade.render_report(run, "prometheus", comparison=comparison))
+    base = (("model", run.model), ("suite", run.suite_name))
+    assert samples[("toolgrade_baseline_delta", base)] == comparison.delta
+    assert math.isnan(samples[("toolgrade_baseline_mde", base)])
+    verdicts = {
+        dict(labels)["verdict"]: value
+        for (name, labels), value in samples.items()
+        if name == "toolgrade_baseline_verdict"
+    }
+    assert verdicts == {"regression": 0, "improvement": 0, "equivalent": 0, "inconclusive": 1}
+    assert not any(
+        name.startswith("toolgrade_baseline")
+        for name, _ in _samples(toolgrade.render_report(run, "prometheus"))
+    )

@@ -181,7 +181,7 @@ def test_merged_run_compares_with_no_difference(
         assert comparison.fixed == () and comparison.broken == ()
         assert comparison.delta == 0.0
         assert not comparison.suite_hash_differs
-        assert comparison.verdict == "within acceptable variance"
+        assert comparison.verdict == "equivalent"
         assert all(d.delta in (0.0, None) for d in (*comparison.by_category, *comparison.by_tool))
 
 

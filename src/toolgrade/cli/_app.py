@@ -23,6 +23,7 @@ COMMANDS = {
     "mcp": "toolgrade.cli._mcp:mcp",
     "report": "toolgrade.cli._report:report",
     "compare": "toolgrade.cli._compare:compare",
+    "plan": "toolgrade.cli._plan:plan",
     "sweep": "toolgrade.cli._sweep:sweep",
     "suite": "toolgrade.cli._suite:app",
     "runs": "toolgrade.cli._runs:app",

@@ -1,4 +1,4 @@
-"""`toolgrade compare BASELINE CANDIDATE [MORE...]`: regression check or side-by-side view."""
+"""`toolgrade compare BASELINE CANDIDATE [MORE...]`: a verdict, or a side-by-side view."""
 
 from __future__ import annotations
 
@@ -23,7 +23,12 @@ def compare(
         ),
     ],
     threshold: Annotated[
-        float, typer.Option(min=0, help="Accuracy drop, in points, that counts as a regression.")
+        float,
+        typer.Option(
+            min=0,
+            help="The change, in points, that matters: a regression or improvement goes"
+            " beyond it, an equivalent comparison stays inside it.",
+        ),
     ] = 2.0,
     alpha: Annotated[
         float, typer.Option(min=0, max=1, help="Significance level of McNemar's test.")
@@ -31,14 +36,26 @@ def compare(
     fail_on_regression: Annotated[
         bool, typer.Option("--fail-on-regression", help="Exit 1 when a regression is found.")
     ] = False,
+    fail_on_inconclusive: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-inconclusive",
+            help="Exit 3 when the suite cannot tell (an inconclusive verdict).",
+        ),
+    ] = False,
     as_json: JsonFlag = False,
     db: DbOption = None,
 ) -> None:
     """Compare a candidate run with a baseline, or several runs side by side.
 
     With two runs: accuracy delta with its interval, fixed and broken cases, McNemar's
-    exact test and a verdict. With more: every run side by side, the best marked, each
-    tested against the best; --fail-on-regression then checks each run against the first.
+    exact test, the smallest change the suite can detect and a verdict: regression,
+    improvement, equivalent (the 90% interval inside ±threshold) or inconclusive. With
+    more: every run side by side, the best marked, each tested against the best; the
+    --fail-on options then check each run against the first.
+
+    Exit codes: 0 ok, 1 a regression (with --fail-on-regression; it wins over an
+    inconclusive one), 2 bad input, 3 an inconclusive verdict (with --fail-on-inconclusive).
     """
     if len(runs) < 2:
         raise toolgrade.ConfigError("compare needs at least two runs (BASELINE CANDIDATE)")
@@ -69,3 +86,5 @@ def compare(
                 )
     if fail_on_regression and any(c.is_regression for c in comparisons):
         raise typer.Exit(1)
+    if fail_on_inconclusive and any(c.verdict == "inconclusive" for c in comparisons):
+        raise typer.Exit(3)

@@ -78,8 +78,8 @@ def format_comparison(comp: Comparison) -> str:
         f"Delta: {_points(comp.delta)} points (95% CI: {_points(ci.low)} to {_points(ci.high)})",
         f"Fixed: {len(comp.fixed)}  Broken: {len(comp.broken)}  McNemar exact p = "
         f"{comp.p_value:.4g}",
-        f"Status: {comp.verdict.capitalize()} (threshold {comp.threshold:g} points,"
-        f" alpha {comp.alpha:g})",
+        f"Status: {comp.status} (threshold {comp.threshold:g} points, alpha {comp.alpha:g})",
+        f"{comp.detectable}.",
         "",
     ]
     if comp.conversations is not None:

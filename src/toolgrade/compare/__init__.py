@@ -1,4 +1,4 @@
-"""Comparing runs: baseline vs candidate with a regression verdict, or several side by side.
+"""Comparing runs: baseline vs candidate with one of four verdicts, or several side by side.
 
 `compare_runs` compares two runs with or without conversations; the paired
 conversations' figures are a section of its one `Comparison`.
@@ -15,7 +15,8 @@ from toolgrade.compare._comparison import (
 )
 from toolgrade.compare._many import MultiComparison, MultiEntry, MultiRow, compare_many
 from toolgrade.compare._outcomes import case_outcomes
-from toolgrade.compare._runs import compare_runs, verdict_for
+from toolgrade.compare._runs import compare_runs
+from toolgrade.compare._verdict import verdict_for
 
 __all__ = [
     "Change",

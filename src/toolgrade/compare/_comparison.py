@@ -25,8 +25,9 @@ __all__ = [
     "TurnDelta",
 ]
 
-Change = Literal["regression", "improvement", "within acceptable variance"]
-"""What the candidate's accuracy did against the baseline's (`Comparison.verdict`)."""
+Change = Literal["regression", "improvement", "equivalent", "inconclusive"]
+"""What the candidate's accuracy did against the baseline's (`Comparison.verdict`; the
+rule is `toolgrade.compare.verdict_for`'s)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,7 +205,7 @@ class Comparison:
     p_value: float
     """McNemar's exact two-sided p-value over the pairs."""
     verdict: Change
-    """`regression`, `improvement` or `within acceptable variance`."""
+    """`regression`, `improvement`, `equivalent` or `inconclusive`."""
     threshold: float
     """The threshold, in percentage points."""
     alpha: float
@@ -221,11 +222,62 @@ class Comparison:
     conversations: ConversationComparison | None = None
     """The conversations section: the paired conversations' own figures (None when no
     paired case is a conversation in both runs)."""
+    equivalence_interval: Interval | None = None
+    """Newcombe's paired `1 - 2·alpha` interval of the delta, the two one-sided tests'
+    (`equivalent` when it lies inside ±threshold)."""
+    mde: float | None = None
+    """The minimum detectable effect: the smallest change, a fraction, that McNemar's
+    exact test detects with probability `power` at this size and the observed
+    discordance (None: no change is detected that often)."""
+    power: float = 0.8
+    """The power of `mde` and `cases_to_tell`."""
+    cases_to_tell: int | None = None
+    """For an `inconclusive` verdict, about how many paired cases would tell (None
+    otherwise)."""
 
     @property
     def is_regression(self) -> bool:
         """True when the verdict is `regression`."""
         return self.verdict == "regression"
+
+    @property
+    def discordance(self) -> float:
+        """The share of paired cases that flipped, `(fixed + broken) / shared_cases`."""
+        flips = len(self.fixed) + len(self.broken)
+        return flips / self.shared_cases if self.shared_cases else 0.0
+
+    @property
+    def status(self) -> str:
+        """The verdict in words, e.g. `Inconclusive: the suite cannot tell at this size`."""
+        threshold = f"{self.threshold:g} points"
+        if self.verdict == "regression":
+            return f"Regression: a drop of more than {threshold}, unlikely to be chance"
+        if self.verdict == "improvement":
+            return f"Improvement: a rise of more than {threshold}, unlikely to be chance"
+        if self.verdict == "equivalent":
+            level = self.equivalence_interval.level if self.equivalence_interval else 0.9
+            return (
+                f"Equivalent: within acceptable variance (the {level:.0%} interval lies"
+                f" inside ±{threshold})"
+            )
+        more = (
+            f"; about {self.cases_to_tell:,} paired cases would"
+            if self.cases_to_tell is not None
+            else ""
+        )
+        return f"Inconclusive: the suite cannot tell at this size{more}"
+
+    @property
+    def detectable(self) -> str:
+        """The minimum detectable effect in words."""
+        flips = len(self.fixed) + len(self.broken)
+        basis = (
+            f"power {self.power:g}, alpha {self.alpha:g};"
+            f" {flips} of {self.shared_cases} cases flipped"
+        )
+        if self.mde is None:
+            return f"This suite cannot detect a change of any size reliably ({basis})"
+        return f"This suite can detect changes of about {self.mde * 100:.1f} points ({basis})"
 
     def to_dict(self) -> JsonObject:
         """Return the comparison as a JSON object."""
@@ -250,6 +302,13 @@ class Comparison:
             "alpha": self.alpha,
             "by_category": [d.to_dict() for d in self.by_category],
             "by_tool": [d.to_dict() for d in self.by_tool],
+            "equivalence_interval": (
+                self.equivalence_interval.to_dict() if self.equivalence_interval else None
+            ),
+            "discordance": self.discordance,
+            "mde": self.mde,
+            "power": self.power,
+            "cases_to_tell": self.cases_to_tell,
         }
         # An optional section: a comparison without paired conversations has no such key.
         if self.conversations is not None:

@@ -13,12 +13,10 @@ majority: it passed when more than half of its scored repetitions were correct (
 counts as a failure, the cautious reading); its status is `correct` when it passed,
 otherwise the most frequent failing status (earliest repetition wins a tie).
 
-Verdict (threshold in percentage points, delta as a fraction):
-
-- `regression`: the accuracy dropped by more than `threshold` points **and** McNemar's
-  exact p-value is below `alpha`;
-- `improvement`: the accuracy rose by more than `threshold` points and p < `alpha`;
-- otherwise `within acceptable variance`.
+The verdict is one of four (`regression`, `improvement`, `equivalent`, `inconclusive`),
+by the rule of `toolgrade.compare._verdict`; every comparison also carries its minimum
+detectable effect (`toolgrade.power.minimum_detectable_effect` at the observed
+discordance) and, when inconclusive, about how many cases would tell.
 
 When the runs' suite hashes differ, a warning is logged and only shared case ids are
 compared (`suite_hash_differs` is set, `shared_cases` says how many).
@@ -44,7 +42,6 @@ from dataclasses import dataclass
 
 from toolgrade._core.transcript import ConversationMode, ConversationRecord
 from toolgrade.compare._comparison import (
-    Change,
     Comparison,
     ConversationComparison,
     Delta,
@@ -59,32 +56,16 @@ from toolgrade.compare._outcomes import (
     run_label,
     tool_keys,
 )
+from toolgrade.compare._verdict import cases_to_tell, equivalence_interval, verdict_for
 from toolgrade.errors import BaselineError
 from toolgrade.metrics import Rate, TurnAccuracy, modes_present, per_turn_accuracy, rate_of
+from toolgrade.power import minimum_detectable_effect
 from toolgrade.results import RunResult
 from toolgrade.stats import mcnemar_exact, paired_difference_interval
 
-__all__ = ["compare_runs", "verdict_for"]
+__all__ = ["compare_runs"]
 
 logger = logging.getLogger("toolgrade.compare")
-
-
-def verdict_for(delta: float, p_value: float, *, threshold: float, alpha: float) -> Change:
-    """Apply the verdict rule: a change beyond `threshold` points that is significant.
-
-    Examples:
-        >>> verdict_for(-0.05, 0.01, threshold=2.0, alpha=0.05)
-        'regression'
-        >>> verdict_for(-0.05, 0.20, threshold=2.0, alpha=0.05)
-        'within acceptable variance'
-    """
-    # Rounded so that a drop of exactly `threshold` points is not "larger" by float error.
-    points = round(delta * 100.0, 9)
-    if p_value < alpha and points < -threshold:
-        return "regression"
-    if p_value < alpha and points > threshold:
-        return "improvement"
-    return "within acceptable variance"
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +106,10 @@ class _Paired:
     def p_value(self) -> float:
         return mcnemar_exact(len(self.broken), len(self.fixed))
 
+    @property
+    def discordance(self) -> float:
+        return (len(self.fixed) + len(self.broken)) / len(self.ids)
+
 
 def _shared(
     baseline: RunResult, candidate: RunResult
@@ -147,7 +132,12 @@ def _shared(
 
 
 def compare_runs(
-    baseline: RunResult, candidate: RunResult, *, threshold: float = 2.0, alpha: float = 0.05
+    baseline: RunResult,
+    candidate: RunResult,
+    *,
+    threshold: float = 2.0,
+    alpha: float = 0.05,
+    power: float = 0.8,
 ) -> Comparison:
     """Compare a candidate run with a baseline run, case by case.
 
@@ -155,7 +145,10 @@ def compare_runs(
         baseline: the reference run.
         candidate: the run under test.
         threshold: accuracy drop (or rise), in percentage points, that matters.
-        alpha: significance level of McNemar's exact test.
+        alpha: significance level of McNemar's exact test (and of each of the two
+            one-sided tests of equivalence).
+        power: the power of the minimum detectable effect and of the cases that would
+            tell an inconclusive verdict.
 
     Returns:
         The comparison and its verdict, with the conversations section when some paired
@@ -167,12 +160,15 @@ def compare_runs(
     Examples:
         >>> c = compare_runs(baseline_run, candidate_run)  # doctest: +SKIP
         >>> c.verdict  # doctest: +SKIP
-        'within acceptable variance'
+        'inconclusive'
     """
     base, cand, ids = _shared(baseline, candidate)
     paired = _Paired.of(base, cand, ids)
     base_rate, cand_rate = paired.rates
     delta, p_value = paired.delta, paired.p_value
+    table = (paired.both, len(paired.broken), len(paired.fixed), paired.neither)
+    equivalence = equivalence_interval(*table, alpha=alpha)
+    verdict = verdict_for(delta, p_value, threshold=threshold, alpha=alpha, equivalence=equivalence)
     return Comparison(
         baseline_id=baseline.run_id,
         candidate_id=candidate.run_id,
@@ -183,13 +179,11 @@ def compare_runs(
         baseline_accuracy=base_rate,
         candidate_accuracy=cand_rate,
         delta=delta,
-        delta_interval=paired_difference_interval(
-            paired.both, len(paired.broken), len(paired.fixed), paired.neither
-        ),
+        delta_interval=paired_difference_interval(*table),
         fixed=tuple(_flip(i, base, cand) for i in paired.fixed),
         broken=tuple(_flip(i, base, cand) for i in paired.broken),
         p_value=p_value,
-        verdict=verdict_for(delta, p_value, threshold=threshold, alpha=alpha),
+        verdict=verdict,
         threshold=threshold,
         alpha=alpha,
         by_category=_deltas(base, cand, ids, lambda o: (o.category,)),
@@ -197,6 +191,18 @@ def compare_runs(
         baseline_suite_hash=baseline.suite_hash,
         candidate_suite_hash=candidate.suite_hash,
         conversations=_conversations(baseline, candidate, base, cand, ids),
+        equivalence_interval=equivalence,
+        mde=minimum_detectable_effect(len(ids), paired.discordance, alpha=alpha, power=power),
+        power=power,
+        cases_to_tell=cases_to_tell(
+            verdict,
+            delta,
+            paired.discordance,
+            len(ids),
+            threshold=threshold,
+            alpha=alpha,
+            power=power,
+        ),
     )
 
 

@@ -31,7 +31,7 @@ from toolgrade.report._plain import (
 )
 from toolgrade.report._raw import RawPart, clip_parts, group_calls, raw_parts
 from toolgrade.report._sections import ConversationView
-from toolgrade.report._summary import summary_rows, verdict_label
+from toolgrade.report._summary import summary_rows
 from toolgrade.report._view import CaseView, ReportInput
 
 __all__ = ["render_html"]
@@ -234,7 +234,7 @@ def render_html(data: ReportInput) -> str:
         run=data.run,
         m=m,
         comparison=data.comparison,
-        verdict=verdict_label(data.comparison.verdict) if data.comparison else "",
+        verdict=data.comparison.status if data.comparison else "",
         charts=charts,
         cut_off=data.cut_off,
         ttft=data.ttft_ms,

@@ -71,6 +71,7 @@ def render_junit(data: ReportInput) -> str:
         ("accuracy_ci_high", f"{m.accuracy.interval.high:.4f}"),
         *((("cut_off", str(data.cut_off)),) if data.cut_off else ()),
         *_row_properties(m),
+        *_baseline_properties(data),
     ):
         ET.SubElement(properties, "property", {"name": _xml_safe(name), "value": _xml_safe(value)})
     for case in data.cases:
@@ -99,6 +100,21 @@ def _row_properties(m: RunMetrics) -> list[tuple[str, str]]:
             (f"{name}.too_few_to_tell", "true" if b.too_few_to_tell else "false"),
         ]
     return out
+
+
+def _baseline_properties(data: ReportInput) -> tuple[tuple[str, str], ...]:
+    """The comparison with a baseline, as properties (none without one)."""
+    c = data.comparison
+    if c is None:
+        return ()
+    return (
+        ("baseline_run_id", c.baseline_id),
+        ("baseline_verdict", c.verdict),
+        ("baseline_delta", f"{c.delta:.4f}"),
+        ("baseline_p_value", f"{c.p_value:.4g}"),
+        ("baseline_mde", "" if c.mde is None else f"{c.mde:.4f}"),
+        ("baseline_status", c.status),
+    )
 
 
 def _testcase(parent: ET.Element, case: CaseView, suite_name: str) -> None:

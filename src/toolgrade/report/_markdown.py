@@ -23,7 +23,6 @@ from toolgrade.report._summary import (
     changed_cases,
     repeat_rows,
     summary_rows,
-    verdict_label,
 )
 from toolgrade.report._transcript import transcript_text
 from toolgrade.report._view import CaseView, ReportInput
@@ -116,8 +115,10 @@ def _baseline(c: Comparison) -> list[str]:
         f"| Accuracy | {pct(c.baseline_accuracy.rate)} | {pct(c.candidate_accuracy.rate)} "
         f"| {c.delta * 100:+.1f} pts |",
         "",
-        f"**Status:** {verdict_label(c.verdict)} — {c.shared_cases} shared cases, "
+        f"**Status:** {c.status} — {c.shared_cases} shared cases, "
         f"{len(c.fixed)} fixed, {len(c.broken)} broken (McNemar p = {c.p_value:.3g})",
+        "",
+        f"{c.detectable}.",
     ]
     if c.suite_hash_differs:
         out += ["", "> **Warning:** the suites differ; only shared case ids were compared."]

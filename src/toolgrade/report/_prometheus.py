@@ -103,6 +103,7 @@ def _families(data: ReportInput) -> list[Metric]:
     families.append(statuses)
     families += _breakdown("category", m.by_category, base)
     families += _breakdown("tool", m.by_tool, base)
+    families += _baseline(data, base)
     when = run.finished_at or run.started_at
     families.append(
         _gauge("toolgrade_run_timestamp_seconds", "When the run ended.", when.timestamp(), base)
@@ -115,6 +116,34 @@ def _families(data: ReportInput) -> list[Metric]:
     info.add_metric([*base, run.run_id, run.suite_version, run.suite_hash], 1)
     families.append(info)
     return families
+
+
+_VERDICTS = ("regression", "improvement", "equivalent", "inconclusive")
+
+
+def _baseline(data: ReportInput, base: list[str]) -> list[Metric]:
+    """The comparison with a baseline (none without one): delta, p-value, MDE, verdict."""
+    c = data.comparison
+    if c is None:
+        return []
+    verdict = GaugeMetricFamily(
+        "toolgrade_baseline_verdict",
+        "The verdict against the baseline (1 for the verdict given, 0 for the others).",
+        labels=["suite", "model", "verdict"],
+    )
+    for name in _VERDICTS:
+        verdict.add_metric([*base, name], 1.0 if c.verdict == name else 0.0)
+    return [
+        _gauge("toolgrade_baseline_delta", "Accuracy minus the baseline's (-1..1).", c.delta, base),
+        _gauge("toolgrade_baseline_p_value", "McNemar's exact p-value.", c.p_value, base),
+        _gauge(
+            "toolgrade_baseline_mde",
+            "Smallest change detected at the comparison's power (0-1; NaN: none).",
+            c.mde,
+            base,
+        ),
+        verdict,
+    ]
 
 
 def _breakdown(kind: str, rows: Sequence[Breakdown], base: list[str]) -> list[Metric]:

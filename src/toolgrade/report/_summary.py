@@ -9,7 +9,7 @@ conversations (`RunMetrics.conversations`).
 from __future__ import annotations
 
 from toolgrade.metrics import Breakdown, ConversationMetrics, RunMetrics
-from toolgrade.report._plain import label, mode_label, pct
+from toolgrade.report._plain import mode_label, pct
 
 __all__ = [
     "PER_TURN_SHOWN",
@@ -20,7 +20,6 @@ __all__ = [
     "repeat_rows",
     "row_interval",
     "summary_rows",
-    "verdict_label",
 ]
 
 PER_TURN_SHOWN = 12
@@ -86,11 +85,6 @@ def changed_cases(m: RunMetrics) -> list[str]:
         for c in m.per_case_consistency
         if c.agreement < 1.0
     ]
-
-
-def verdict_label(verdict: str) -> str:
-    """`within acceptable variance` -> `Within acceptable variance`."""
-    return label(verdict)
 
 
 def summary_rows(m: RunMetrics) -> list[tuple[str, str]]:

@@ -17,7 +17,6 @@ from toolgrade.report._summary import (
     repeat_rows,
     row_interval,
     summary_rows,
-    verdict_label,
 )
 from toolgrade.report._transcript import transcript_lines
 from toolgrade.report._view import CaseView, ReportInput
@@ -130,9 +129,10 @@ def _baseline(c: Comparison) -> list[str]:
         "",
         f"vs Baseline ({terminal_safe(c.baseline_label)}):",
         f"  Delta: {c.delta * 100:+.1f}% (was {pct(c.baseline_accuracy.rate)})",
-        f"  Status: {verdict_label(c.verdict)}",
+        f"  Status: {c.status}",
         f"  Cases: {c.shared_cases} shared, {len(c.fixed)} fixed, {len(c.broken)} broken"
         f" (McNemar p = {c.p_value:.3g})",
+        f"  {c.detectable}.",
     ]
     if c.suite_hash_differs:
         out.append("  Warning: the suites differ; only shared case ids were compared")

@@ -124,6 +124,10 @@ def _baseline(c: Comparison) -> list[str]:
         "",
         f"{c.detectable}.",
     ]
+    if c.same_settings_text is not None:
+        out += ["", f"{_inline(c.same_settings_text)}."]
+    if c.noise is not None:
+        out += ["", f"{_inline(c.noise.describe())}. {_inline(c.noise.repeats_text())}."]
     if c.suite_hash_differs:
         out += ["", "> **Warning:** the suites differ; only shared case ids were compared."]
     if c.broken:

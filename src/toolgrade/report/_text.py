@@ -140,6 +140,10 @@ def _baseline(c: Comparison) -> list[str]:
         f" (McNemar p = {c.p_value:.3g})",
         f"  {c.detectable}.",
     ]
+    if c.same_settings_text is not None:
+        out.append(f"  {c.same_settings_text}.")
+    if c.noise is not None:
+        out += [f"  {c.noise.describe()}.", f"  {c.noise.repeats_text()}."]
     if c.suite_hash_differs:
         out.append("  Warning: the suites differ; only shared case ids were compared")
     return out

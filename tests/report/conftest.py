@@ -18,6 +18,7 @@ import pytest
 from browser import chromium
 
 import toolgrade
+from toolgrade.results import Status
 
 if TYPE_CHECKING:
     from selenium.webdriver.remote.webdriver import WebDriver
@@ -97,6 +98,25 @@ def server_run(run: toolgrade.RunResult) -> toolgrade.RunResult:
     )
     backend = {**run.backend, "mode": "native"}
     return run.model_copy(update={"results": results, "backend": backend})
+
+
+# Three tries of every case of the candidate run, made at temperature 0: three cases
+# gave different verdicts on one of their tries.
+FLIPS = {("TC-001", 1): "wrong_args", ("TC-023", 2): "correct", ("TC-070", 0): "missed_call"}
+
+
+@pytest.fixture(scope="session")
+def repeated_run(run: toolgrade.RunResult) -> toolgrade.RunResult:
+    """The candidate run made with `--repeat 3` at temperature 0, with three cases flipping."""
+    results = []
+    for k in range(3):
+        for r in run.results:
+            status = FLIPS.get((r.case_id, k))
+            update: dict[str, object] = {"repeat": k}
+            if status is not None:
+                update |= {"status": Status(status), "score": float(status == "correct")}
+            results.append(r.model_copy(update=update))
+    return run.model_copy(update={"results": tuple(results), "repeat": 3})
 
 
 @pytest.fixture(scope="session")

@@ -16,12 +16,13 @@ def _document(run: toolgrade.RunResult, **kwargs: object) -> dict[str, object]:
 
 
 def test_json_report_validates_against_shipped_schema(
-    run: toolgrade.RunResult, comparison: toolgrade.Comparison
+    run: toolgrade.RunResult, comparison: toolgrade.Comparison, repeated_run: toolgrade.RunResult
 ) -> None:
     schema = report_schema()
     jsonschema.Draft202012Validator.check_schema(schema)
     validator = jsonschema.Draft202012Validator(schema)
-    for doc in (_document(run), _document(run, comparison=comparison)):
+    docs = (_document(run), _document(run, comparison=comparison), _document(repeated_run))
+    for doc in docs:
         errors = [e.message for e in validator.iter_errors(doc)]
         assert errors == []
 
@@ -36,6 +37,15 @@ def test_json_report_schema_lists_every_model_field() -> None:
     assert set(defs["mismatch"]["properties"]) == set(toolgrade.Mismatch.model_fields)
     assert set(defs["call"]["properties"]) == set(toolgrade.ToolCall.model_fields)
     assert report_schema()["properties"]["report_schema_version"]["const"] == REPORT_SCHEMA_VERSION
+
+
+def test_json_report_schema_lists_every_noise_floor_field(
+    repeated_run: toolgrade.RunResult,
+) -> None:
+    noise = toolgrade.compute_metrics(repeated_run).noise
+    assert noise is not None
+    props = report_schema()["$defs"]["noise_floor"]["properties"]
+    assert set(props) == set(noise.to_dict())
 
 
 def test_json_report_keeps_every_case_whole(run: toolgrade.RunResult) -> None:

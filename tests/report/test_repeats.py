@@ -88,3 +88,63 @@ def test_reports_clustered_by_category_say_so(repeated: toolgrade.RunResult) -> 
     metrics = toolgrade.compute_metrics(repeated, cluster_by="category")
     text = toolgrade.render_report(repeated, "text", metrics=metrics)
     assert "clustered by category: 9 tries of 1 cluster)" in text
+
+
+def _flipping(make_run, cases: int, flipping: int, temperature: float) -> toolgrade.RunResult:
+    """`cases` cases of two tries, the first `flipping` of them passing once only."""
+    rows = [
+        {
+            "case_id": f"TC-{i:03d}",
+            "status": "wrong_args" if i < flipping and k == 1 else "correct",
+            "repeat": k,
+        }
+        for i in range(cases)
+        for k in range(2)
+    ]
+    return make_run(rows, repeat=2, backend={"temperature": temperature})
+
+
+def test_reports_show_the_noise_floor_and_the_temperature_zero_warning(make_run) -> None:
+    run = _flipping(make_run, 10, 3, 0.0)
+    summary = "3 of 10 cases (30.0%) gave different verdicts across 2 tries"
+    warning = "temperature 0, yet 3 cases flipped: this server is not deterministic"
+    text = toolgrade.render_report(run, "text")
+    assert f"Noise floor: {summary} (flip rate 30.0%" in text
+    assert f"Warning: {warning}" in text
+    markdown = toolgrade.render_report(run, "markdown")
+    assert f"**Noise floor:** {summary}" in markdown and f"> **Warning:** {warning}." in markdown
+    html = toolgrade.render_report(run, "html")
+    assert f"Noise floor: {summary}" in html and warning.capitalize() in html
+    assert '<property name="noise_floor.share" value="0.3000" />' in toolgrade.render_report(
+        run, "junit"
+    )
+    prometheus = toolgrade.render_report(run, "prometheus")
+    assert 'toolgrade_noise_floor{model="test/model",suite="test-suite"} 0.3' in prometheus
+    assert 'toolgrade_not_deterministic{model="test/model",suite="test-suite"} 1.0' in prometheus
+
+
+@pytest.mark.parametrize(("temperature", "flipping"), [(0.7, 3), (0.0, 0)])
+def test_reports_say_nothing_of_determinism_when_sampling_or_steady(
+    make_run, temperature: float, flipping: int
+) -> None:
+    run = _flipping(make_run, 10, flipping, temperature)
+    for fmt in ("text", "markdown", "html"):
+        assert "not deterministic" not in toolgrade.render_report(run, fmt)
+    text = toolgrade.render_report(run, "text")
+    assert f"Noise floor: {flipping} of 10 cases" in text
+
+
+def test_reports_list_the_first_twenty_flipped_cases_and_count_the_rest(make_run) -> None:
+    run = _flipping(make_run, 30, 25, 0.7)
+    lines = toolgrade.render_report(run, "text").splitlines()
+    start = lines.index("Changed Between Tries:")
+    listed = lines[start + 1 : start + 21]
+    assert listed == [f"  TC-{i:03d} (1/2 passed)" for i in range(20)]
+    assert lines[start + 21] == "  ... and 5 more (the JSON report lists every one)"
+    markdown = toolgrade.render_report(run, "markdown")
+    assert "TC-019 (1/2 passed) … and 5 more" in markdown
+    assert "TC-020 (1/2 passed)" not in markdown
+    html = toolgrade.render_report(run, "html")
+    assert "<code>TC-019 (1/2 passed)</code> and 5 more" in html
+    document = json.loads(toolgrade.render_report(run, "json"))
+    assert len(document["metrics"]["noise_floor"]["flipped_cases"]) == 25

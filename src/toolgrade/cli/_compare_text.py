@@ -80,6 +80,7 @@ def format_comparison(comp: Comparison) -> str:
         f"{comp.p_value:.4g}",
         f"Status: {comp.status} (threshold {comp.threshold:g} points, alpha {comp.alpha:g})",
         f"{comp.detectable}.",
+        *_noise_rows(comp),
         "",
     ]
     if comp.conversations is not None:
@@ -89,6 +90,21 @@ def format_comparison(comp: Comparison) -> str:
     lines += _flip_rows("Broken", comp.broken)
     lines += _flip_rows("Fixed", comp.fixed)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _noise_rows(comp: Comparison) -> list[str]:
+    """Same settings labelled; the noise floor beside the delta and the MDE."""
+    lines = []
+    if comp.same_settings_text is not None:
+        lines.append(f"{comp.same_settings_text}.")
+    if comp.noise is not None:
+        lines += [f"{comp.noise.describe()}.", f"{comp.noise.repeats_text()}."]
+        sides = (("baseline", comp.noise.baseline), ("candidate", comp.noise.candidate))
+        for name, side in sides:
+            note = side.determinism_note() if side is not None else None
+            if note is not None:
+                lines.append(f"Warning ({name}): {note}.")
+    return lines
 
 
 def _turn_rows(rows: Sequence[TurnDelta]) -> list[str]:

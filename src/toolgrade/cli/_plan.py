@@ -11,7 +11,6 @@ rate, the noise, plus the change to detect).
 from __future__ import annotations
 
 import json
-from collections import defaultdict
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Annotated
@@ -20,10 +19,10 @@ import typer
 
 import toolgrade
 from toolgrade.cli._options import DbOption, JsonFlag
+from toolgrade.metrics import NoiseFloor, noise_floor, request_temperature
 from toolgrade.power import (
     cases_needed,
     connor_cases_needed,
-    flip_rate,
     minimum_detectable_effect,
     repeats_needed,
 )
@@ -53,14 +52,10 @@ class Plan:
     repeats_needed: int | None
 
 
-def _tries(run: toolgrade.RunResult) -> list[tuple[int, int]]:
-    """Per case: (correct tries, scored tries)."""
-    counts: defaultdict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for r in run.results:
-        if r.status.scored:
-            counts[r.case_id][0] += r.status is toolgrade.Status.CORRECT
-            counts[r.case_id][1] += 1
-    return [(c, k) for c, k in counts.values()]
+def _noise(run: toolgrade.RunResult) -> NoiseFloor | None:
+    """The run's noise floor (its repeats), computed as its reports compute it."""
+    scored = [r for r in run.results if r.status.scored]
+    return noise_floor(scored, run.repeat, temperature=request_temperature(run.backend))
 
 
 def _from_runs(
@@ -68,8 +63,8 @@ def _from_runs(
 ) -> tuple[float, int, float | None, str]:
     """(discordance, cases, flip rate, where they come from) of stored runs."""
     run = toolgrade.resolve_run(ref, db=db)
-    tries = _tries(run)
-    flips = flip_rate(tries)
+    noise = _noise(run)
+    flips = noise.flip_rate if noise is not None else None
     if against is not None:
         comparison = toolgrade.compare_runs(run, toolgrade.resolve_run(against, db=db))
         source = (
@@ -83,7 +78,8 @@ def _from_runs(
             " run made with --repeat"
         )
     source = f"the flip rate of {run.run_id}'s repeats ({flips:.1%}) plus the change to detect"
-    return min(1.0, flips + delta), len(tries), flips, source
+    cases = len({r.case_id for r in run.results if r.status.scored})
+    return min(1.0, flips + delta), cases, flips, source
 
 
 def make_plan(

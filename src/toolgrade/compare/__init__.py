@@ -1,7 +1,9 @@
 """Comparing runs: baseline vs candidate with one of four verdicts, or several side by side.
 
 `compare_runs` compares two runs with or without conversations; the paired
-conversations' figures are a section of its one `Comparison`.
+conversations' figures are a section of its one `Comparison`, and so is the noise floor
+its flips are weighed against (`NoiseCheck`: from the runs' repeats, or from the runs
+themselves when they are of the same settings, `settings_differences`).
 """
 
 from toolgrade.compare._comparison import (
@@ -14,6 +16,7 @@ from toolgrade.compare._comparison import (
     TurnDelta,
 )
 from toolgrade.compare._many import MultiComparison, MultiEntry, MultiRow, compare_many
+from toolgrade.compare._noise import NoiseCheck, settings_differences
 from toolgrade.compare._outcomes import case_outcomes
 from toolgrade.compare._runs import compare_runs
 from toolgrade.compare._verdict import verdict_for
@@ -28,9 +31,11 @@ __all__ = [
     "MultiComparison",
     "MultiEntry",
     "MultiRow",
+    "NoiseCheck",
     "TurnDelta",
     "case_outcomes",
     "compare_many",
     "compare_runs",
+    "settings_differences",
     "verdict_for",
 ]

@@ -12,6 +12,7 @@ from typing import Literal
 
 from toolgrade._core.json_data import JsonObject
 from toolgrade._core.transcript import ConversationMode
+from toolgrade.compare._noise import NoiseCheck
 from toolgrade.metrics import Rate
 from toolgrade.stats import Interval
 
@@ -234,6 +235,14 @@ class Comparison:
     cases_to_tell: int | None = None
     """For an `inconclusive` verdict, about how many paired cases would tell (None
     otherwise)."""
+    same_settings: bool = False
+    """The runs are of the same settings (`settings_differences` is empty): their flips
+    are the noise floor."""
+    settings_differences: tuple[str, ...] = ()
+    """What differs between the runs' recorded settings, e.g. `temperature 0.0 -> 0.7`."""
+    noise: NoiseCheck | None = None
+    """The flips weighed against the noise floor measured by the runs' repeats, or by
+    the runs themselves when they are of the same settings (None: nothing measures it)."""
 
     @property
     def is_regression(self) -> bool:
@@ -279,6 +288,18 @@ class Comparison:
             return f"This suite cannot detect a change of any size reliably ({basis})"
         return f"This suite can detect changes of about {self.mde * 100:.1f} points ({basis})"
 
+    @property
+    def same_settings_text(self) -> str | None:
+        """For runs of the same settings, what their flips are; else None."""
+        if not self.same_settings:
+            return None
+        flips = len(self.fixed) + len(self.broken)
+        return (
+            f"Same settings (model, suite, request settings, server): these flips are the"
+            f" noise floor, {flips} of {self.shared_cases} cases ({self.discordance:.1%})"
+            " flipped with nothing changed"
+        )
+
     def to_dict(self) -> JsonObject:
         """Return the comparison as a JSON object."""
         data: JsonObject = {
@@ -309,6 +330,9 @@ class Comparison:
             "mde": self.mde,
             "power": self.power,
             "cases_to_tell": self.cases_to_tell,
+            "same_settings": self.same_settings,
+            "settings_differences": list(self.settings_differences),
+            "noise": self.noise.to_dict() if self.noise is not None else None,
         }
         # An optional section: a comparison without paired conversations has no such key.
         if self.conversations is not None:

@@ -18,6 +18,12 @@ by the rule of `toolgrade.compare._verdict`; every comparison also carries its m
 detectable effect (`toolgrade.power.minimum_detectable_effect` at the observed
 discordance) and, when inconclusive, about how many cases would tell.
 
+Two runs of the same settings (`toolgrade.compare._noise.settings_differences` finds
+nothing: same model, suite content, request settings and server) are labelled so: their
+flips are the noise floor. When the baseline or candidate has repeats, or the runs are
+of the same settings, the flips are weighed against the measured noise floor
+(`Comparison.noise`).
+
 When the runs' suite hashes differ, a warning is logged and only shared case ids are
 compared (`suite_hash_differs` is set, `shared_cases` says how many).
 
@@ -49,6 +55,7 @@ from toolgrade.compare._comparison import (
     ModeGap,
     TurnDelta,
 )
+from toolgrade.compare._noise import noise_check, settings_differences
 from toolgrade.compare._outcomes import (
     Outcome,
     case_outcomes,
@@ -169,6 +176,7 @@ def compare_runs(
     table = (paired.both, len(paired.broken), len(paired.fixed), paired.neither)
     equivalence = equivalence_interval(*table, alpha=alpha)
     verdict = verdict_for(delta, p_value, threshold=threshold, alpha=alpha, equivalence=equivalence)
+    differences = settings_differences(baseline, candidate)
     return Comparison(
         baseline_id=baseline.run_id,
         candidate_id=candidate.run_id,
@@ -199,6 +207,19 @@ def compare_runs(
             delta,
             paired.discordance,
             len(ids),
+            threshold=threshold,
+            alpha=alpha,
+            power=power,
+        ),
+        same_settings=not differences,
+        settings_differences=differences,
+        noise=noise_check(
+            baseline,
+            candidate,
+            same_settings=not differences,
+            flipped=len(paired.fixed) + len(paired.broken),
+            shared=len(ids),
+            delta=delta,
             threshold=threshold,
             alpha=alpha,
             power=power,

@@ -20,7 +20,9 @@ a run with conversations adds their section (`RunMetrics.conversations`). Defini
   counts once for each distinct tool of its case's **primary** expectation, whichever
   alternative it matched, so a case always counts for the same tools; results where no
   call was expected form the row `(no call)`.
-- **Repeats** (a case run k times): with k > 1, per-case consistency and pass^k.
+- **Repeats** (a case run k times): with k > 1, per-case consistency, pass^k and the
+  noise floor (`NoiseFloor`: the cases whose tries gave different verdicts with nothing
+  changed, the flip rate, and whether a run at temperature 0 still flipped).
   With repeats, accuracy counts every repetition as a trial, its interval clustered.
 - **Latency** p50/p95 over the results that have one.
 - **Conversations** (only when the run has some): their counts and accuracy, progress,
@@ -29,8 +31,8 @@ a run with conversations adds their section (`RunMetrics.conversations`). Defini
 
 The package is split by responsibility: `_clustered` (the clustered interval and the
 clusters), `_rates` (counts, rates, breakdowns, call-level P/R/F1), `_repeats`
-(consistency, pass^k and its intervals), `_conversations` (the conversations section)
-and `_run` (`RunMetrics`, `compute_metrics`).
+(consistency, pass^k and its intervals), `_noise` (the noise floor), `_conversations`
+(the conversations section) and `_run` (`RunMetrics`, `compute_metrics`).
 """
 
 from toolgrade.metrics._clustered import (
@@ -47,6 +49,7 @@ from toolgrade.metrics._conversations import (
     modes_present,
     per_turn_accuracy,
 )
+from toolgrade.metrics._noise import NoiseFloor, noise_floor, request_temperature
 from toolgrade.metrics._rates import NO_CALL_KEY, NO_VALUE_KEY, Breakdown, case_tools
 from toolgrade.metrics._repeats import CaseConsistency, PassHatK, pass_hat_k
 from toolgrade.metrics._run import RunMetrics, compute_metrics
@@ -60,6 +63,7 @@ __all__ = [
     "ConversationMetrics",
     "NO_CALL_KEY",
     "NO_VALUE_KEY",
+    "NoiseFloor",
     "PassHatK",
     "Rate",
     "RunMetrics",
@@ -71,7 +75,9 @@ __all__ = [
     "clustered_rate",
     "compute_metrics",
     "modes_present",
+    "noise_floor",
     "pass_hat_k",
     "per_turn_accuracy",
     "rate_of",
+    "request_temperature",
 ]

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.metrics._clustered import Clustering, cluster_keys, cluster_totals, clustered_rate
 from toolgrade.metrics._conversations import ConversationMetrics, conversation_section
+from toolgrade.metrics._noise import NoiseFloor, noise_floor, request_temperature
 from toolgrade.metrics._rates import (
     Breakdown,
     Counts,
@@ -90,6 +91,9 @@ class RunMetrics:
     `tag:PREFIX`."""
     accuracy_clustering: Clustering | None = None
     """The clusters behind `accuracy`'s interval and what they are worth."""
+    noise: NoiseFloor | None = None
+    """The noise floor: the cases whose tries gave different verdicts with nothing
+    changed (None without repeats, or when no case has two scored tries)."""
 
     def to_dict(self) -> JsonObject:
         """Return every metric as a JSON object (breakdowns as lists of rows)."""
@@ -123,6 +127,7 @@ class RunMetrics:
             "latency_p95_ms": self.latency_p95_ms,
             "seed": self.seed,
             "cluster_by": self.cluster_by,
+            "noise_floor": self.noise.to_dict() if self.noise is not None else None,
         }
         if self.accuracy_clustering is not None:
             data["accuracy_clustering"] = self.accuracy_clustering.to_dict()
@@ -202,6 +207,13 @@ def compute_metrics(run: RunResult, *, seed: int = 0, cluster_by: str = "case") 
         ),
         cluster_by=cluster_by,
         accuracy_clustering=clustering,
+        noise=(
+            noise_floor(
+                scored, repeats, temperature=request_temperature(run.backend), per_case=per_case
+            )
+            if per_case
+            else None
+        ),
     )
 
 

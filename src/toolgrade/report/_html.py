@@ -31,7 +31,7 @@ from toolgrade.report._plain import (
 )
 from toolgrade.report._raw import RawPart, clip_parts, group_calls, raw_parts
 from toolgrade.report._sections import ConversationView
-from toolgrade.report._summary import summary_rows
+from toolgrade.report._summary import changed_cases, noise_warning, summary_rows
 from toolgrade.report._view import CaseView, ReportInput
 
 __all__ = ["render_html"]
@@ -226,8 +226,12 @@ def render_html(data: ReportInput) -> str:
         charts.append(bar_chart("Accuracy by category", m.by_category, headings=True))
     if m.by_tool:
         charts.append(bar_chart("Accuracy by tool", m.by_tool, headings=False))
+    changed, changed_more = changed_cases(m)
     template = _environment().get_template("report.html.j2")
     return template.render(  # conversations: empty for a run without them
+        changed=changed,
+        changed_more=changed_more,
+        noise_warning=noise_warning(m),
         conversations=conversations,
         conversation_rows=summary_rows(m),
         facts=_facts,

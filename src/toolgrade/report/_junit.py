@@ -70,6 +70,7 @@ def render_junit(data: ReportInput) -> str:
         ("accuracy_ci_low", f"{m.accuracy.interval.low:.4f}"),
         ("accuracy_ci_high", f"{m.accuracy.interval.high:.4f}"),
         *((("cut_off", str(data.cut_off)),) if data.cut_off else ()),
+        *_noise_properties(m),
         *_row_properties(m),
         *_baseline_properties(data),
     ):
@@ -79,6 +80,26 @@ def render_junit(data: ReportInput) -> str:
     ET.indent(root)
     body = ET.tostring(root, encoding="unicode")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
+
+
+def _noise_properties(m: RunMetrics) -> list[tuple[str, str]]:
+    """With repeats, the noise floor's properties (none without repeats).
+
+    Named `noise_floor.share`, `.flipped`, `.cases`, `.tries`, `.flip_rate`,
+    `.not_deterministic` and `.summary`.
+    """
+    noise = m.noise
+    if noise is None:
+        return []
+    return [
+        ("noise_floor.share", f"{noise.share:.4f}"),
+        ("noise_floor.flipped", str(len(noise.flipped))),
+        ("noise_floor.cases", str(noise.cases)),
+        ("noise_floor.tries", str(noise.tries)),
+        ("noise_floor.flip_rate", f"{noise.flip_rate:.4f}"),
+        ("noise_floor.not_deterministic", "true" if noise.not_deterministic else "false"),
+        ("noise_floor.summary", noise.summary()),
+    ]
 
 
 def _row_properties(m: RunMetrics) -> list[tuple[str, str]]:

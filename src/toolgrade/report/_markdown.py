@@ -21,6 +21,7 @@ from toolgrade.report._summary import (
     TOO_FEW,
     accuracy_text,
     changed_cases,
+    noise_warning,
     repeat_rows,
     summary_rows,
 )
@@ -68,16 +69,19 @@ def render_markdown(data: ReportInput) -> str:
 
 
 def _repeats(data: ReportInput) -> list[str]:
-    """With `--repeat K`: consistency, pass^k and the cases whose outcome changed."""
+    """With `--repeat K`: consistency, pass^k, the noise floor and the cases that flipped."""
     rows = repeat_rows(data.metrics)
     if not rows:
         return []
     out = ["", " · ".join(f"**{_inline(name)}:** {_inline(value)}" for name, value in rows)]
-    changed = changed_cases(data.metrics)
+    not_deterministic = noise_warning(data.metrics)
+    if not_deterministic is not None:
+        out += ["", f"> **Warning:** {_inline(not_deterministic)}."]
+    changed, more = changed_cases(data.metrics)
     if changed:
-        shown = ", ".join(_inline(c) for c in changed[:_TABLE_ROWS])
-        more = " …" if len(changed) > _TABLE_ROWS else ""
-        out += ["", f"Outcome changed between tries: {shown}{more}"]
+        shown = ", ".join(_inline(c) for c in changed)
+        rest = f" … and {more:,} more" if more else ""
+        out += ["", f"Outcome changed between tries: {shown}{rest}"]
     return out
 
 
@@ -120,6 +124,10 @@ def _baseline(c: Comparison) -> list[str]:
         "",
         f"{c.detectable}.",
     ]
+    if c.same_settings_text is not None:
+        out += ["", f"{_inline(c.same_settings_text)}."]
+    if c.noise is not None:
+        out += ["", f"{_inline(c.noise.describe())}. {_inline(c.noise.repeats_text())}."]
     if c.suite_hash_differs:
         out += ["", "> **Warning:** the suites differ; only shared case ids were compared."]
     if c.broken:

@@ -17,7 +17,7 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.metrics_core import Metric
 
-from toolgrade.metrics import Breakdown
+from toolgrade.metrics import Breakdown, RunMetrics
 from toolgrade.report._view import ReportInput
 
 __all__ = ["render_prometheus"]
@@ -101,6 +101,7 @@ def _families(data: ReportInput) -> list[Metric]:
     for status, count in sorted(m.status_counts.items()):
         statuses.add_metric([*base, status], count)
     families.append(statuses)
+    families += _noise(m, base)
     families += _breakdown("category", m.by_category, base)
     families += _breakdown("tool", m.by_tool, base)
     families += _baseline(data, base)
@@ -143,6 +144,43 @@ def _baseline(data: ReportInput, base: list[str]) -> list[Metric]:
             base,
         ),
         verdict,
+    ]
+
+
+def _noise(m: RunMetrics, base: list[str]) -> list[Metric]:
+    """With repeats, the noise floor (none without).
+
+    The share of cases that flipped between tries, their count, the flip rate, and the
+    temperature-0 mark.
+    """
+    noise = m.noise
+    if noise is None:
+        return []
+    return [
+        _gauge(
+            "toolgrade_noise_floor",
+            "Share of cases whose tries gave different verdicts with nothing changed (0-1).",
+            noise.share,
+            base,
+        ),
+        _gauge(
+            "toolgrade_noise_flipped_cases",
+            "Cases whose tries disagreed.",
+            len(noise.flipped),
+            base,
+        ),
+        _gauge(
+            "toolgrade_flip_rate",
+            "Chance that two tries of a case disagree, averaged over the cases (0-1).",
+            noise.flip_rate,
+            base,
+        ),
+        _gauge(
+            "toolgrade_not_deterministic",
+            "1 when the run was made at temperature 0 and cases still flipped.",
+            float(noise.not_deterministic),
+            base,
+        ),
     ]
 
 

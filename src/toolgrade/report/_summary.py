@@ -12,15 +12,21 @@ from toolgrade.metrics import Breakdown, ConversationMetrics, RunMetrics
 from toolgrade.report._plain import mode_label, pct
 
 __all__ = [
+    "CHANGED_SHOWN",
     "PER_TURN_SHOWN",
     "TOO_FEW",
     "accuracy_text",
     "changed_cases",
+    "noise_warning",
     "per_turn_text",
     "repeat_rows",
     "row_interval",
     "summary_rows",
 ]
+
+CHANGED_SHOWN = 20
+"""Cases that flipped between tries listed by the text, Markdown and HTML reports; the
+JSON report keeps every one."""
 
 PER_TURN_SHOWN = 12
 """Turn positions listed in one line; the JSON report keeps every one."""
@@ -58,7 +64,7 @@ def row_interval(b: Breakdown) -> str:
 
 
 def repeat_rows(m: RunMetrics) -> list[tuple[str, str]]:
-    """With repeats: the `Repeats`, `Consistency` and `pass^k` rows (name, value); else none."""
+    """With repeats: the `Repeats`, `Consistency`, `pass^k` and `Noise floor` rows; else none."""
     if m.repeats <= 1:
         return []
     repeated = [c for c in m.per_case_consistency if c.runs >= 2]
@@ -75,16 +81,34 @@ def repeat_rows(m: RunMetrics) -> list[tuple[str, str]]:
         if m.pass_hat_k is None
         else f"{pct(m.pass_hat_k)} (chance that all {k} tries of a case pass)"
     )
-    return [("Repeats", f"{k} tries per case"), ("Consistency", consistency), (f"pass^{k}", pass_k)]
+    rows = [("Repeats", f"{k} tries per case"), ("Consistency", consistency), (f"pass^{k}", pass_k)]
+    if m.noise is not None:
+        rows.append(
+            (
+                "Noise floor",
+                f"{m.noise.summary()} (flip rate {pct(m.noise.flip_rate)}: the chance that"
+                " two tries of a case disagree)",
+            )
+        )
+    return rows
 
 
-def changed_cases(m: RunMetrics) -> list[str]:
-    """Cases whose tries did not all have the same outcome: `TC-015 (1/3 passed)`."""
-    return [
+def noise_warning(m: RunMetrics) -> str | None:
+    """`temperature 0, yet 7 cases flipped: this server is not deterministic`, or None."""
+    return m.noise.determinism_note() if m.noise is not None else None
+
+
+def changed_cases(m: RunMetrics, limit: int = CHANGED_SHOWN) -> tuple[list[str], int]:
+    """The first `limit` cases whose tries disagreed, and how many more there are.
+
+    Each reads `TC-015 (1/3 passed)`.
+    """
+    changed = [
         f"{c.case_id} ({c.passed}/{c.runs} passed)"
         for c in m.per_case_consistency
         if c.agreement < 1.0
     ]
+    return changed[:limit], max(0, len(changed) - limit)
 
 
 def summary_rows(m: RunMetrics) -> list[tuple[str, str]]:

@@ -14,6 +14,7 @@ from toolgrade.report._summary import (
     TOO_FEW,
     accuracy_text,
     changed_cases,
+    noise_warning,
     repeat_rows,
     row_interval,
     summary_rows,
@@ -47,6 +48,9 @@ def render_text(data: ReportInput) -> str:
         lines.append(f"Cut Off: {data.cut_off} (answers stopped at the token limit)")
     lines.append(f"Accuracy: {accuracy_text(m)}")
     lines += [f"{name}: {value}" for name, value in repeat_rows(m)]
+    not_deterministic = noise_warning(m)
+    if not_deterministic is not None:
+        lines.append(f"Warning: {not_deterministic}")
     warning = timeout_warning(run)
     if warning is not None:
         lines.append(f"Warning: {warning}")
@@ -55,9 +59,11 @@ def render_text(data: ReportInput) -> str:
         lines += ["", "Conversations:", *(f"  {k}: {terminal_safe(v)}" for k, v in conversations)]
     lines += _breakdown("By Category", m.by_category, headings=True)
     lines += _breakdown("By Tool", m.by_tool, headings=False)
-    changed = changed_cases(m)
+    changed, more = changed_cases(m)
     if changed:
         lines += ["", "Changed Between Tries:", *(f"  {terminal_safe(c)}" for c in changed)]
+        if more:
+            lines.append(f"  ... and {more:,} more (the JSON report lists every one)")
     lines += _failures("Failures", data.failures, data.max_failures, run.run_id)
     lines += _failures("Timeouts and Errors", data.unscored, data.max_failures, run.run_id)
     if data.comparison is not None:
@@ -134,6 +140,10 @@ def _baseline(c: Comparison) -> list[str]:
         f" (McNemar p = {c.p_value:.3g})",
         f"  {c.detectable}.",
     ]
+    if c.same_settings_text is not None:
+        out.append(f"  {c.same_settings_text}.")
+    if c.noise is not None:
+        out += [f"  {c.noise.describe()}.", f"  {c.noise.repeats_text()}."]
     if c.suite_hash_differs:
         out.append("  Warning: the suites differ; only shared case ids were compared")
     return out

@@ -16,7 +16,7 @@ from toolgrade.compare._comparison import (
 from toolgrade.compare._many import MultiComparison, MultiEntry, MultiRow, compare_many
 from toolgrade.compare._outcomes import case_outcomes
 from toolgrade.compare._runs import compare_runs
-from toolgrade.compare._verdict import verdict_for
+from toolgrade.compare._verdict import cases_to_tell, equivalence_interval, verdict_for
 
 __all__ = [
     "Change",
@@ -30,7 +30,9 @@ __all__ = [
     "MultiRow",
     "TurnDelta",
     "case_outcomes",
+    "cases_to_tell",
     "compare_many",
     "compare_runs",
+    "equivalence_interval",
     "verdict_for",
 ]

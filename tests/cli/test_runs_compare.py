@@ -280,3 +280,50 @@ def test_compare_text_truncates_long_flip_lists_and_warns_on_suite_change(make_r
     assert "... and 10 more (use --json for all)" in result.output
     assert "TC-049: correct -> wrong_tool" in result.output
     assert "TC-050:" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("candidate", "threshold", "on_regression", "on_inconclusive", "code"),
+    [
+        # 15 of 40 broken: a regression; it wins over the inconclusive gate.
+        ("x" * 15 + "c" * 25, 2.0, True, True, 1),
+        ("x" * 15 + "c" * 25, 2.0, False, True, 0),
+        # 2 of 40 broken: p = 0.5, the suite cannot tell.
+        ("x" * 2 + "c" * 38, 2.0, False, True, 3),
+        ("x" * 2 + "c" * 38, 2.0, True, True, 3),
+        ("x" * 2 + "c" * 38, 2.0, True, False, 0),
+        ("x" * 2 + "c" * 38, 2.0, False, False, 0),
+        # Nothing flipped and a margin of 20 points: equivalent, the gate passes.
+        ("c" * 40, 20.0, True, True, 0),
+    ],
+)
+def test_after_run_inconclusive_gate_exits_3_and_regression_wins(
+    make_run,
+    candidate: str,
+    threshold: float,
+    on_regression: bool,
+    on_inconclusive: bool,
+    code: int,
+) -> None:
+    save_run(make_run(_rows("c" * 40), run_id="base", tags=("baseline",)))
+    new = make_run(_rows(candidate), run_id="new")
+    options = PostRunOptions(
+        baseline="baseline",
+        threshold=threshold,
+        fail_on_regression=on_regression,
+        fail_on_inconclusive=on_inconclusive,
+        quiet=True,
+    )
+    assert after_run(new, options) == code
+
+
+def test_after_run_inconclusive_gate_without_baseline_passes(make_run) -> None:
+    options = PostRunOptions(fail_on_inconclusive=True, quiet=True)
+    assert after_run(make_run(_rows("cx"), run_id="alone"), options) == 0
+
+
+def test_run_option_fail_on_inconclusive_reaches_the_post_run_options() -> None:
+    from toolgrade.cli._run_options import PostOptions
+
+    assert PostOptions(fail_on_inconclusive=True).post_run().fail_on_inconclusive
+    assert not PostOptions().post_run().fail_on_inconclusive

@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 from toolgrade.cli import app
 from toolgrade.cli._compare_text import format_comparison
 from toolgrade.compare import compare_runs
+from toolgrade.power import minimum_detectable_effect
 from toolgrade.results import CaseResult, ConversationRecord
 from toolgrade.stats import mcnemar_exact
 from toolgrade.store import save_run
@@ -149,6 +150,83 @@ def test_compare_cli_json_carries_the_conversation_comparison(make_run) -> None:
     assert [row["index"] for row in conv["per_turn"]] == [0, 1, 2]
     assert conv["per_turn"][1]["delta"] == pytest.approx(0.5)
     assert conv["mode_gap"]["gap"] == pytest.approx(0.5)
+    assert (conv["verdict"], conv["fixed"], conv["broken"]) == ("inconclusive", 1, 0)
+    assert conv["discordance"] == pytest.approx(0.5)
+    assert conv["mde"] is None  # 2 conversations detect no change that often
+    assert conv["cases_to_tell"] > 2
     text = runner.invoke(app, ["compare", "20260101-on", "20260102-tf"])
     assert text.exit_code == 0, text.output
     assert "Error compounding" in text.output
+
+
+def _singles(n: int) -> list[dict[str, object]]:
+    return [{"case_id": f"single-{i:03d}", "status": "correct"} for i in range(n)]
+
+
+@pytest.mark.parametrize(
+    ("singles", "baseline", "candidate", "threshold", "whole", "talks"),
+    [
+        # 8 of 10 conversations broken: a regression, over the whole and the conversations.
+        (0, ["PPP"] * 10, ["PFP"] * 8 + ["PPP"] * 2, 2.0, "regression", "regression"),
+        # The same, upwards.
+        (0, ["PFP"] * 10, ["PPP"] * 10, 2.0, "improvement", "improvement"),
+        # 2 of 10 conversations broken among 300 unchanged single cases: the whole
+        # comparison shows equivalence, the 10 conversations cannot tell.
+        (300, ["PPP"] * 10, ["PFP"] * 2 + ["PPP"] * 8, 2.0, "equivalent", "inconclusive"),
+        # Nothing flipped over 10 conversations, a 50-point margin: equivalent.
+        (0, ["PPP"] * 10, ["PPP"] * 10, 50.0, "equivalent", "equivalent"),
+        # Nothing flipped, a 2-point margin: 10 conversations cannot show equivalence.
+        (0, ["PPP"] * 10, ["PPP"] * 10, 2.0, "inconclusive", "inconclusive"),
+    ],
+)
+def test_compare_conversations_have_their_own_verdict_and_mde(
+    make_run,
+    singles: int,
+    baseline: list[str],
+    candidate: list[str],
+    threshold: float,
+    whole: str,
+    talks: str,
+) -> None:
+    base = make_run([*_singles(singles), *_talks(baseline)], run_id="base")
+    cand = make_run([*_singles(singles), *_talks(candidate)], run_id="cand")
+    comp = compare_runs(base, cand, threshold=threshold)
+    conv = comp.conversations
+    assert conv is not None
+    assert (comp.verdict, conv.verdict) == (whole, talks)
+    fixed = sum(b != "PPP" and c == "PPP" for b, c in zip(baseline, candidate, strict=True))
+    broken = sum(b == "PPP" and c != "PPP" for b, c in zip(baseline, candidate, strict=True))
+    assert (conv.fixed, conv.broken) == (fixed, broken)
+    assert conv.discordance == pytest.approx((fixed + broken) / len(baseline))
+    expected_mde = (
+        minimum_detectable_effect(len(baseline), conv.discordance) if broken + fixed else None
+    )
+    assert conv.mde == expected_mde
+    assert (conv.cases_to_tell is not None) == (talks == "inconclusive")
+    assert conv.delta_interval is not None and conv.equivalence_interval is not None
+    assert conv.equivalence_interval.level == pytest.approx(0.9)
+    assert conv.delta_interval.low <= conv.delta <= conv.delta_interval.high
+    assert (conv.threshold, conv.alpha, conv.power) == (threshold, 0.05, 0.8)
+    data = conv.to_dict()
+    assert data["verdict"] == talks and data["mde"] == expected_mde
+    assert data["cases_to_tell"] == conv.cases_to_tell
+    text = format_comparison(comp)
+    section = text[text.index("Conversations:") :]
+    assert f"  Status: {talks.capitalize()}" in section
+    assert f"{fixed + broken} of {len(baseline)} conversations flipped" in section
+
+
+def test_compare_conversations_inconclusive_says_how_many_conversations_would_tell(
+    make_run,
+) -> None:
+    base = make_run([*_singles(300), *_talks(["PPP"] * 10)], run_id="base")
+    cand = make_run([*_singles(300), *_talks(["PFP"] * 2 + ["PPP"] * 8)], run_id="cand")
+    conv = compare_runs(base, cand).conversations
+    assert conv is not None and conv.cases_to_tell is not None
+    assert conv.cases_to_tell > 10
+    assert conv.status == (
+        "Inconclusive: the suite cannot tell at this size;"
+        f" about {conv.cases_to_tell:,} paired conversations would"
+    )
+    result = format_comparison(compare_runs(base, cand))
+    assert f"about {conv.cases_to_tell:,} paired conversations would" in result

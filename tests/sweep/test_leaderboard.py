@@ -12,6 +12,7 @@ import pytest
 
 import toolgrade
 from sweep.helpers import write_suite, write_sweep
+from toolgrade.power import cases_needed
 from toolgrade.sweep import (
     BoardInput,
     Leaderboard,
@@ -91,9 +92,17 @@ def test_leaderboard_numbers_match_the_hand_computation(board: Leaderboard) -> N
     assert (round(low, 4), round(high, 4)) == (0.4902, 0.9433)
     assert a.standing == "best" and a.p_value is None and a.delta_vs_best is None
     assert b.p_value == pytest.approx(mcnemar(4, 1)) == pytest.approx(0.375)
-    assert b.standing == "no significant difference" and b.delta_vs_best == pytest.approx(-0.3)
+    assert b.delta_vs_best == pytest.approx(-0.3)
     assert c.p_value == pytest.approx(mcnemar(7, 0)) == pytest.approx(0.015625)
-    assert c.standing == "worse"
+    # Holm over the three pairs: a-c 3 x 0.015625, b-c 2 x mcnemar(4, 0), a-b 0.375.
+    assert c.adjusted_p == pytest.approx(3 * 0.015625) and c.standing == "regression"
+    assert b.adjusted_p == pytest.approx(0.375) and b.standing == "inconclusive"
+    # About how many cases would tell: a 30-point gap, half of the cases flipping, at
+    # the Bonferroni level over the three pairs.
+    assert b.cases_to_tell == cases_needed(0.3, 0.5, alpha=0.05 / 3)
+    assert c.cases_to_tell is None and a.adjusted_p is None and a.cases_to_tell is None
+    # Equivalence is judged at alpha / 2 for the two models against the best: a 95% interval.
+    assert b.equivalence_interval is not None and b.equivalence_interval.level == 0.95
     assert gone.standing == "no run" and gone.note == "failed: down" and gone.accuracy is None
     assert suite.best is a
 
@@ -122,8 +131,8 @@ def test_leaderboard_ties_share_a_rank_and_one_model_is_best(make_run: RunFactor
     ).suites
     assert [(e.label, e.rank, e.standing) for e in suite.entries] == [
         ("a", 1, "best"),
-        ("b", 1, "no significant difference"),
-        ("c", 3, "no significant difference"),
+        ("b", 1, "inconclusive"),
+        ("c", 3, "inconclusive"),
     ]
     (alone,) = build_leaderboard("t", [BoardInput("s", [("a", "x", a, None)])]).suites
     assert alone.entries[0].standing == "best" and alone.compared_cases == 10
@@ -134,7 +143,10 @@ def test_leaderboard_text_lists_every_model(board: Leaderboard) -> None:
     assert text.startswith("Leaderboard: hand\n=================\n")
     assert "s: 10 cases scored by every model" in text
     assert re.search(r"1\s+1-2\s+a\s+80\.0% \(8/10\)\s+49\.0% - 94\.3%\s+10\s+0\s+0\s+best", text)
-    assert re.search(r"3\s+3\s+c\s+10\.0% \(1/10\).*-70\.0 pts\s+0\.01562\s+worse", text)
+    assert re.search(r"3\s+3\s+c\s+10\.0% \(1/10\).*-70\.0 pts\s+0\.04688\s+regression", text)
+    tell = cases_needed(0.3, 0.5, alpha=0.05 / 3)
+    assert re.search(rf"2\s+.*\sb\s.*-30\.0 pts\s+0\.375\s+inconclusive \(~{tell:,}\)", text)
+    assert "regression = its pair separated (Holm p < 0.05) and more than 2 points below" in text
     assert "  The suite separates 1 of 3 pairs at alpha 0.05" in text
     assert "a > c (Holm p 0.0469)" in text
     assert "  -  gone: failed: down" in text
@@ -142,15 +154,20 @@ def test_leaderboard_text_lists_every_model(board: Leaderboard) -> None:
 
 def test_leaderboard_json_is_complete(board: Leaderboard) -> None:
     data = json.loads(json.dumps(board.to_dict()))
-    assert data["schema_version"] == 1 and data["alpha"] == 0.05
+    assert data["schema_version"] == 2 and data["alpha"] == 0.05 and data["threshold"] == 2.0
     (suite,) = data["suites"]
     assert suite["best"] == "a" and suite["compared_cases"] == 10
     assert [e["standing"] for e in suite["entries"]] == [
         "best",
-        "no significant difference",
-        "worse",
+        "inconclusive",
+        "regression",
         "no run",
     ]
+    a, b, c, _ = suite["entries"]
+    assert b["adjusted_p"] == pytest.approx(0.375) and c["adjusted_p"] == pytest.approx(0.046875)
+    assert b["cases_to_tell"] == cases_needed(0.3, 0.5, alpha=0.05 / 3)
+    assert c["cases_to_tell"] is None and a["equivalence_interval"] is None
+    assert b["equivalence_interval"]["level"] == 0.95
     assert suite["entries"][0]["accuracy"]["interval"]["level"] == 0.95
 
 
@@ -208,7 +225,7 @@ def test_leaderboard_of_run_ids_groups_by_suite(make_run: RunFactory) -> None:
     assert suite.suite == "test-suite"
     assert [(e.label, e.standing) for e in suite.entries] == [
         ("test/A", "best"),
-        ("test/B", "worse"),
+        ("test/B", "regression"),
     ]
 
 

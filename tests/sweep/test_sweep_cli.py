@@ -56,6 +56,8 @@ def test_cli_sweep_runs_reports_and_exits_3_on_a_failed_model(
     board = json.loads(again.stdout)
     assert board["suites"][0]["best"] == "good"
     assert "reuse: good x alpha" in again.stderr
+    wide = _invoke(cli, str(sweep_file), "--report-only", "--json", "--threshold", "7.5")
+    assert json.loads(wide.stdout)["threshold"] == 7.5
 
 
 def test_cli_sweep_report_only_runs_nothing(cli: typer.Typer, sweep_file: Path) -> None:

@@ -128,12 +128,15 @@ def _turn_rows(rows: Sequence[TurnDelta]) -> list[str]:
 
 def _conversation_rows(conv: ConversationComparison) -> list[str]:
     """Paired conversations: accuracy and progress, each turn, and the mode gap."""
-    base, cand = conv.baseline_accuracy, conv.candidate_accuracy
+    base, cand, ci = conv.baseline_accuracy, conv.candidate_accuracy, conv.delta_interval
+    interval = "" if ci is None else f" (95% CI: {_points(ci.low)} to {_points(ci.high)})"
     lines = [
         f"Conversations: {conv.shared} paired",
         f"  Accuracy: {base.rate:.1%} ({base.passed}/{base.n}) -> {cand.rate:.1%}"
-        f" ({cand.passed}/{cand.n})  {_points(conv.delta)} points"
-        f"  McNemar exact p = {conv.p_value:.4g}",
+        f" ({cand.passed}/{cand.n})  {_points(conv.delta)} points{interval}",
+        f"  Fixed: {conv.fixed}  Broken: {conv.broken}  McNemar exact p = {conv.p_value:.4g}",
+        f"  Status: {conv.status}",
+        f"  {conv.detectable}.",
         f"  Progress: {conv.baseline_progress:.1%} -> {conv.candidate_progress:.1%}",
     ]
     if conv.baseline_modes != conv.candidate_modes:

@@ -38,6 +38,8 @@ class PostRunOptions:
     """Run id, tag or exported file to compare with."""
     fail_on_regression: bool = False
     """Exit 1 when the comparison finds a regression."""
+    fail_on_inconclusive: bool = False
+    """Exit 3 when the comparison's verdict is `inconclusive` (a regression wins)."""
     threshold: float = 2.0
     """Accuracy drop, in points, that counts as a regression (with significance)."""
     alpha: float = 0.05
@@ -58,7 +60,9 @@ def after_run(result: RunResult, options: PostRunOptions) -> int:
     Returns:
         2 (input) or 3 (server) when no case could be scored, else 1 when
         `fail_on_regression` is set and the comparison with the baseline finds a
-        regression, else 0.
+        regression, else 3 when `fail_on_inconclusive` is set and its verdict is
+        `inconclusive` (the code `toolgrade compare --fail-on-inconclusive` exits with),
+        else 0.
 
     Raises:
         BaselineError: the baseline cannot be resolved or shares no case (the run is
@@ -127,8 +131,18 @@ def after_run(result: RunResult, options: PostRunOptions) -> int:
         return code
     if unmatched is not None and unmatched.missing:
         typer.echo(f"warning: {unmatched.partly()}", err=True)
-    regression = comparison is not None and comparison.is_regression
-    return 1 if options.fail_on_regression and regression else 0
+    return _gate(comparison, options)
+
+
+def _gate(comparison: Comparison | None, options: PostRunOptions) -> int:
+    """The exit code of the comparison with the baseline: 1, 3 or 0 (see `after_run`)."""
+    if comparison is None:
+        return 0
+    if options.fail_on_regression and comparison.is_regression:
+        return 1
+    if options.fail_on_inconclusive and comparison.verdict == "inconclusive":
+        return 3
+    return 0
 
 
 def saved_line(run_id: str, db: Path | None) -> str:

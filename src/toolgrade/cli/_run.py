@@ -69,7 +69,8 @@ def run(
     Results are written case by case to TOOLGRADE_HOME/runs/RUN_ID/; Ctrl-C stops
     cleanly and `--resume RUN_ID` finishes the run. Exit codes: 0 ok, 1 regression
     (with --fail-on-regression), 2 bad input (or no case scored from a responses file),
-    3 model server unreachable (or no case scored), 130 interrupted.
+    3 model server unreachable (or no case scored), or an inconclusive verdict vs
+    --baseline (with --fail-on-inconclusive; a regression wins), 130 interrupted.
     """
     if resume is not None:
         after = post.post_run()
@@ -98,7 +99,8 @@ def evaluate(
     """Score recorded outputs against a suite (the same as `run --model replay/FILE`).
 
     Exit codes: 0 ok, 1 regression (with --fail-on-regression), 2 bad input, including a
-    responses file from which no case could be scored, 130 interrupted.
+    responses file from which no case could be scored, 3 an inconclusive verdict vs
+    --baseline (with --fail-on-inconclusive; a regression wins), 130 interrupted.
     """
     _run_and_report(
         suite,

@@ -168,6 +168,14 @@ class PostOptions:
             "--fail-on-regression", help="Exit 1 on a regression vs --baseline.", panel=OUT_PANEL
         ),
     )
+    fail_on_inconclusive: bool = field(
+        default=False,
+        metadata=option(
+            "--fail-on-inconclusive",
+            help="Exit 3 when the suite cannot tell vs --baseline (an inconclusive verdict).",
+            panel=OUT_PANEL,
+        ),
+    )
     threshold: float = field(
         default=2.0,
         metadata=option(
@@ -227,6 +235,7 @@ class PostOptions:
         return PostRunOptions(
             baseline=self.baseline,
             fail_on_regression=self.fail_on_regression,
+            fail_on_inconclusive=self.fail_on_inconclusive,
             threshold=self.threshold,
             alpha=self.alpha,
             reports=files,

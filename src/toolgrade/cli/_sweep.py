@@ -50,6 +50,14 @@ def sweep(
     alpha: Annotated[
         float, typer.Option(min=0, max=1, help="Significance level of McNemar's test.")
     ] = 0.05,
+    threshold: Annotated[
+        float,
+        typer.Option(
+            min=0,
+            help="The gap to the best, in points, that matters: a regression goes beyond"
+            " it, an equivalent model stays inside it.",
+        ),
+    ] = 2.0,
     db: DbOption = None,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="Print the leaderboard and errors only.")
@@ -68,7 +76,7 @@ def sweep(
     sweep_config = load_sweep(config)
     code = 0
     if report_only:
-        board = history_leaderboard(sweep_config, db=db, alpha=alpha)
+        board = history_leaderboard(sweep_config, db=db, alpha=alpha, threshold=threshold)
     else:
         result = run_sweep(
             sweep_config,
@@ -78,7 +86,7 @@ def sweep(
             progress="none" if quiet else "auto",
             on_event=None if quiet else _print_event,
         )
-        board = sweep_leaderboard(result, alpha=alpha)
+        board = sweep_leaderboard(result, alpha=alpha, threshold=threshold)
         code = result.exit_code
         for outcome in result.failed:
             typer.echo(f"error: {outcome.model} x {outcome.suite}: {outcome.error}", err=True)

@@ -19,7 +19,7 @@ from toolgrade.compare._many import MultiComparison, MultiEntry, MultiRow, compa
 from toolgrade.compare._noise import NoiseCheck, settings_differences
 from toolgrade.compare._outcomes import case_outcomes
 from toolgrade.compare._runs import compare_runs
-from toolgrade.compare._verdict import verdict_for
+from toolgrade.compare._verdict import cases_to_tell, equivalence_interval, verdict_for
 
 __all__ = [
     "Change",
@@ -34,8 +34,10 @@ __all__ = [
     "NoiseCheck",
     "TurnDelta",
     "case_outcomes",
+    "cases_to_tell",
     "compare_many",
     "compare_runs",
+    "equivalence_interval",
     "settings_differences",
     "verdict_for",
 ]

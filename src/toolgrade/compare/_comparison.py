@@ -13,6 +13,7 @@ from typing import Literal
 from toolgrade._core.json_data import JsonObject
 from toolgrade._core.transcript import ConversationMode
 from toolgrade.compare._noise import NoiseCheck
+from toolgrade.compare._words import detectable_words, verdict_words
 from toolgrade.metrics import Rate
 from toolgrade.stats import Interval
 
@@ -157,6 +158,52 @@ class ConversationComparison:
     """Modes of the candidate's conversations."""
     mode_gap: ModeGap | None
     """Error compounding, when the runs differ only in mode (else None)."""
+    fixed: int = 0
+    """Paired conversations failed in the baseline, passed in the candidate."""
+    broken: int = 0
+    """Paired conversations passed in the baseline, failed in the candidate."""
+    delta_interval: Interval | None = None
+    """Newcombe's paired 95% interval of the delta over the paired conversations."""
+    verdict: Change = "inconclusive"
+    """The verdict over the paired conversations, by the rule of the whole comparison
+    (`toolgrade.compare.verdict_for`) with its threshold and alpha."""
+    threshold: float = 2.0
+    """The threshold, in percentage points."""
+    alpha: float = 0.05
+    """The significance level."""
+    equivalence_interval: Interval | None = None
+    """Newcombe's paired `1 - 2·alpha` interval of the delta (`equivalent` when it lies
+    inside ±threshold)."""
+    mde: float | None = None
+    """The minimum detectable effect over the paired conversations, a fraction (None: no
+    change is detected with probability `power`)."""
+    power: float = 0.8
+    """The power of `mde` and `cases_to_tell`."""
+    cases_to_tell: int | None = None
+    """For an `inconclusive` verdict, about how many paired conversations would tell."""
+
+    @property
+    def discordance(self) -> float:
+        """The share of paired conversations that flipped, `(fixed + broken) / shared`."""
+        return (self.fixed + self.broken) / self.shared if self.shared else 0.0
+
+    @property
+    def status(self) -> str:
+        """The verdict in words, e.g. `Inconclusive: the suite cannot tell at this size`."""
+        return verdict_words(
+            self.verdict,
+            self.threshold,
+            self.equivalence_interval,
+            self.cases_to_tell,
+            "conversations",
+        )
+
+    @property
+    def detectable(self) -> str:
+        """The minimum detectable effect over the paired conversations, in words."""
+        return detectable_words(
+            self.mde, self.power, self.alpha, self.fixed + self.broken, self.shared, "conversations"
+        )
 
     def to_dict(self) -> JsonObject:
         """Return the comparison as a JSON object."""
@@ -172,6 +219,19 @@ class ConversationComparison:
             "baseline_modes": list(self.baseline_modes),
             "candidate_modes": list(self.candidate_modes),
             "mode_gap": self.mode_gap.to_dict() if self.mode_gap else None,
+            "fixed": self.fixed,
+            "broken": self.broken,
+            "delta_interval": self.delta_interval.to_dict() if self.delta_interval else None,
+            "verdict": self.verdict,
+            "threshold": self.threshold,
+            "alpha": self.alpha,
+            "equivalence_interval": (
+                self.equivalence_interval.to_dict() if self.equivalence_interval else None
+            ),
+            "discordance": self.discordance,
+            "mde": self.mde,
+            "power": self.power,
+            "cases_to_tell": self.cases_to_tell,
         }
 
 
@@ -258,35 +318,15 @@ class Comparison:
     @property
     def status(self) -> str:
         """The verdict in words, e.g. `Inconclusive: the suite cannot tell at this size`."""
-        threshold = f"{self.threshold:g} points"
-        if self.verdict == "regression":
-            return f"Regression: a drop of more than {threshold}, unlikely to be chance"
-        if self.verdict == "improvement":
-            return f"Improvement: a rise of more than {threshold}, unlikely to be chance"
-        if self.verdict == "equivalent":
-            level = self.equivalence_interval.level if self.equivalence_interval else 0.9
-            return (
-                f"Equivalent: within acceptable variance (the {level:.0%} interval lies"
-                f" inside ±{threshold})"
-            )
-        more = (
-            f"; about {self.cases_to_tell:,} paired cases would"
-            if self.cases_to_tell is not None
-            else ""
+        return verdict_words(
+            self.verdict, self.threshold, self.equivalence_interval, self.cases_to_tell, "cases"
         )
-        return f"Inconclusive: the suite cannot tell at this size{more}"
 
     @property
     def detectable(self) -> str:
         """The minimum detectable effect in words."""
         flips = len(self.fixed) + len(self.broken)
-        basis = (
-            f"power {self.power:g}, alpha {self.alpha:g};"
-            f" {flips} of {self.shared_cases} cases flipped"
-        )
-        if self.mde is None:
-            return f"This suite cannot detect a change of any size reliably ({basis})"
-        return f"This suite can detect changes of about {self.mde * 100:.1f} points ({basis})"
+        return detectable_words(self.mde, self.power, self.alpha, flips, self.shared_cases, "cases")
 
     @property
     def same_settings_text(self) -> str | None:

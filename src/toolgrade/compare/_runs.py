@@ -29,7 +29,9 @@ compared (`suite_hash_differs` is set, `shared_cases` says how many).
 
 Conversations are cases like any other here. The paired conversations also get their
 own section (`Comparison.conversations`), paired by the same rule over the conversation
-ids alone, with on top:
+ids alone, with its own verdict and minimum detectable effect (the same rule, threshold
+and alpha over the paired conversations: a change can be clear over every case and not
+over the fewer conversations, or the other way round), and on top:
 
 - **per-turn deltas**: the accuracy of each turn position in each run, over every
   scored try of the paired conversations (a turn never reached counts as failed);
@@ -63,7 +65,7 @@ from toolgrade.compare._outcomes import (
     run_label,
     tool_keys,
 )
-from toolgrade.compare._verdict import cases_to_tell, equivalence_interval, verdict_for
+from toolgrade.compare._verdict import cases_to_tell, decide, equivalence_interval, verdict_for
 from toolgrade.errors import BaselineError
 from toolgrade.metrics import Rate, TurnAccuracy, modes_present, per_turn_accuracy, rate_of
 from toolgrade.power import minimum_detectable_effect
@@ -198,7 +200,9 @@ def compare_runs(
         by_tool=_deltas(base, cand, ids, tool_keys),
         baseline_suite_hash=baseline.suite_hash,
         candidate_suite_hash=candidate.suite_hash,
-        conversations=_conversations(baseline, candidate, base, cand, ids),
+        conversations=_conversations(
+            baseline, candidate, (base, cand, ids), threshold=threshold, alpha=alpha, power=power
+        ),
         equivalence_interval=equivalence,
         mde=minimum_detectable_effect(len(ids), paired.discordance, alpha=alpha, power=power),
         power=power,
@@ -249,11 +253,18 @@ def _deltas(
 def _conversations(
     baseline: RunResult,
     candidate: RunResult,
-    base: Mapping[str, Outcome],
-    cand: Mapping[str, Outcome],
-    ids: Sequence[str],
+    outcomes: tuple[Mapping[str, Outcome], Mapping[str, Outcome], Sequence[str]],
+    *,
+    threshold: float,
+    alpha: float,
+    power: float,
 ) -> ConversationComparison | None:
-    """The conversations section: the paired ids that are a conversation in both runs."""
+    """The conversations section: the paired ids that are a conversation in both runs.
+
+    Its verdict and minimum detectable effect follow the whole comparison's rule, over
+    the paired conversations alone.
+    """
+    base, cand, ids = outcomes
     talks = {r.case_id for r in baseline.results if r.conversation is not None}
     talks &= {r.case_id for r in candidate.results if r.conversation is not None}
     shared = [i for i in ids if i in talks]
@@ -263,6 +274,8 @@ def _conversations(
     rates = paired.rates
     base_records, cand_records = _records(baseline, set(shared)), _records(candidate, set(shared))
     modes = modes_present(base_records), modes_present(cand_records)
+    table = (paired.both, len(paired.broken), len(paired.fixed), paired.neither)
+    decision = decide(*table, threshold=threshold, alpha=alpha, power=power)
     return ConversationComparison(
         shared=len(shared),
         baseline_accuracy=rates[0],
@@ -275,6 +288,16 @@ def _conversations(
         baseline_modes=modes[0],
         candidate_modes=modes[1],
         mode_gap=_mode_gap(baseline, candidate, modes, rates),
+        fixed=len(paired.fixed),
+        broken=len(paired.broken),
+        delta_interval=decision.delta_interval,
+        verdict=decision.verdict,
+        threshold=threshold,
+        alpha=alpha,
+        equivalence_interval=decision.equivalence,
+        mde=decision.mde,
+        power=power,
+        cases_to_tell=decision.cases_to_tell,
     )
 
 

@@ -22,11 +22,13 @@ interval, which then cannot lie inside `±θ`.
 
 from __future__ import annotations
 
-from toolgrade.compare._comparison import Change
-from toolgrade.power import cases_needed, equivalence_cases_needed
-from toolgrade.stats import Interval, paired_difference_interval
+from dataclasses import dataclass
 
-__all__ = ["cases_to_tell", "equivalence_interval", "verdict_for"]
+from toolgrade.compare._comparison import Change
+from toolgrade.power import cases_needed, equivalence_cases_needed, minimum_detectable_effect
+from toolgrade.stats import Interval, mcnemar_exact, paired_difference_interval
+
+__all__ = ["Decision", "cases_to_tell", "decide", "equivalence_interval", "verdict_for"]
 
 
 def verdict_for(
@@ -123,3 +125,72 @@ def cases_to_tell(
     if round(size * 100.0, 9) >= threshold:
         return cases_needed(size, flips, alpha=alpha, power=power)
     return equivalence_cases_needed(size, flips, threshold / 100.0, alpha=alpha, power=power)
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """Everything the verdict of a paired 2x2 table says (see `decide`)."""
+
+    delta: float
+    """candidate - baseline accuracy, a fraction."""
+    delta_interval: Interval
+    """Newcombe's paired 95% interval of the delta."""
+    p_value: float
+    """McNemar's exact two-sided p-value."""
+    verdict: Change
+    """The verdict by `verdict_for`."""
+    equivalence: Interval
+    """The paired `1 - 2·alpha` interval (`equivalence_interval`)."""
+    mde: float | None
+    """The minimum detectable effect at the observed discordance."""
+    cases_to_tell: int | None
+    """For `inconclusive`, about how many pairs would tell (`cases_to_tell`)."""
+
+
+def decide(
+    both: int,
+    broken: int,
+    fixed: int,
+    neither: int,
+    *,
+    threshold: float,
+    alpha: float,
+    power: float = 0.8,
+) -> Decision:
+    """The verdict, intervals and power of a paired table of baseline/candidate outcomes.
+
+    Args:
+        both: pairs passed in both runs.
+        broken: passed in the baseline only.
+        fixed: passed in the candidate only.
+        neither: failed in both.
+        threshold: the change that matters, in percentage points.
+        alpha: the significance level.
+        power: the power of the minimum detectable effect and of `cases_to_tell`.
+
+    Raises:
+        ValueError: no pair at all.
+
+    Examples:
+        >>> d = decide(20, 3, 8, 18, threshold=2.0, alpha=0.05)
+        >>> (d.verdict, d.cases_to_tell is not None)
+        ('inconclusive', True)
+    """
+    n = both + broken + fixed + neither
+    if n <= 0:
+        raise ValueError("a paired comparison needs at least one pair")
+    delta, discordance = (fixed - broken) / n, (fixed + broken) / n
+    p_value = mcnemar_exact(broken, fixed)
+    equivalence = equivalence_interval(both, broken, fixed, neither, alpha=alpha)
+    verdict = verdict_for(delta, p_value, threshold=threshold, alpha=alpha, equivalence=equivalence)
+    return Decision(
+        delta=delta,
+        delta_interval=paired_difference_interval(both, broken, fixed, neither),
+        p_value=p_value,
+        verdict=verdict,
+        equivalence=equivalence,
+        mde=minimum_detectable_effect(n, discordance, alpha=alpha, power=power),
+        cases_to_tell=cases_to_tell(
+            verdict, delta, discordance, n, threshold=threshold, alpha=alpha, power=power
+        ),
+    )

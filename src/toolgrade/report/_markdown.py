@@ -130,6 +130,14 @@ def _baseline(c: Comparison) -> list[str]:
         out += ["", f"{_inline(c.noise.describe())}. {_inline(c.noise.repeats_text())}."]
     if c.suite_hash_differs:
         out += ["", "> **Warning:** the suites differ; only shared case ids were compared."]
+    conv = c.conversations
+    if conv is not None:
+        out += [
+            "",
+            f"**Conversations:** {conv.status} — {conv.shared} paired,"
+            f" {conv.delta * 100:+.1f} pts, {conv.fixed} fixed, {conv.broken} broken"
+            f" (McNemar p = {conv.p_value:.3g}). {conv.detectable}.",
+        ]
     if c.broken:
         ids = ", ".join(_inline(f.case_id) for f in c.broken[:_TABLE_ROWS])
         out += ["", f"Broken: {ids}" + (" …" if len(c.broken) > _TABLE_ROWS else "")]

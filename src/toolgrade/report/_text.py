@@ -146,4 +146,12 @@ def _baseline(c: Comparison) -> list[str]:
         out += [f"  {c.noise.describe()}.", f"  {c.noise.repeats_text()}."]
     if c.suite_hash_differs:
         out.append("  Warning: the suites differ; only shared case ids were compared")
+    conv = c.conversations
+    if conv is not None:
+        out += [
+            f"  Conversations: {conv.shared} paired, {conv.delta * 100:+.1f} points,"
+            f" {conv.fixed} fixed, {conv.broken} broken (McNemar p = {conv.p_value:.3g})",
+            f"    Status: {conv.status}",
+            f"    {conv.detectable}.",
+        ]
     return out

@@ -36,12 +36,15 @@ def _note(outcome: CombinationOutcome) -> str:
     return "not started: the sweep was stopped first"
 
 
-def sweep_leaderboard(result: SweepResult, *, alpha: float = 0.05) -> Leaderboard:
+def sweep_leaderboard(
+    result: SweepResult, *, alpha: float = 0.05, threshold: float = 2.0
+) -> Leaderboard:
     """The leaderboard of a sweep's finished runs; the others are listed with the reason.
 
     Args:
         result: what `run_sweep` returned.
-        alpha: significance level of McNemar's test against the best.
+        alpha: the family-wise significance level of the pairs' tests and the standings.
+        threshold: the gap to the best, in points, that matters to a standing.
 
     Returns:
         The leaderboard.
@@ -52,11 +55,12 @@ def sweep_leaderboard(result: SweepResult, *, alpha: float = 0.05) -> Leaderboar
         run = result.runs.get(combo.key)
         return run, None if run is not None else _note(outcomes[combo.key])
 
-    return build_leaderboard(result.config.name, _inputs(result.combinations, find), alpha=alpha)
+    inputs = _inputs(result.combinations, find)
+    return build_leaderboard(result.config.name, inputs, alpha=alpha, threshold=threshold)
 
 
 def history_leaderboard(
-    config: SweepConfig, *, db: Path | None = None, alpha: float = 0.05
+    config: SweepConfig, *, db: Path | None = None, alpha: float = 0.05, threshold: float = 2.0
 ) -> Leaderboard:
     """The leaderboard of a sweep from the history alone (`toolgrade sweep --report-only`).
 
@@ -66,7 +70,8 @@ def history_leaderboard(
     Args:
         config: the sweep.
         db: the history database.
-        alpha: significance level of McNemar's test against the best.
+        alpha: the family-wise significance level of the pairs' tests and the standings.
+        threshold: the gap to the best, in points, that matters to a standing.
 
     Returns:
         The leaderboard; a combination without such a run is listed with the reason.
@@ -82,4 +87,5 @@ def history_leaderboard(
             return run, None
         return None, changed_note(combo, db=db) or "no finished run with these settings"
 
-    return build_leaderboard(config.name, _inputs(plan_sweep(config), find), alpha=alpha)
+    inputs = _inputs(plan_sweep(config), find)
+    return build_leaderboard(config.name, inputs, alpha=alpha, threshold=threshold)

@@ -4,15 +4,19 @@ The numbers are `compare_many`'s, the same as `toolgrade compare RUN RUN RUN...`
 each run is reduced to one outcome per case (majority over repetitions), only the
 cases every model scored are compared (a timeout is no evidence either way, and a
 model must not win by timing out on the hard cases), accuracy comes with its Wilson
-interval, and each model is tested against the best with McNemar's exact test on
-those paired cases. A model is `worse` when p < alpha, otherwise there is `no
-significant difference`. A model without a run is listed, last, with the reason.
+interval, and each model's gap to the best with McNemar's exact p-value on those paired
+cases. A model without a run is listed, last, with the reason.
 
 Two more numbers say how far the order itself can be trusted, over the same paired
 cases: each model's bootstrap rank interval (`rank_intervals`: the cases drawn again,
 the same draws for every model), and every pair of models tested with McNemar's exact
 test under Holm's correction (`pair_tests`). A suite that separates no pair says so in
 one sentence (`SuiteBoard.summary`) instead of presenting its order as a ranking.
+
+Each model's **standing** against the best is one of the comparison's verdicts,
+`regression`, `equivalent` or `inconclusive`, read off its pair with the best in that
+Holm family (`toolgrade.sweep._standing`): a `regression` is always a separated pair,
+so the standing and the pairs never contradict each other.
 """
 
 from __future__ import annotations
@@ -20,16 +24,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
 
 from toolgrade._core.json_data import JsonObject
 from toolgrade.compare import MultiComparison, case_outcomes, compare_many
 from toolgrade.errors import BaselineError
 from toolgrade.results import RunResult, Status
-from toolgrade.stats import Rate, rate_of
+from toolgrade.stats import Interval, Rate, rate_of
 from toolgrade.store import resolve_run
 from toolgrade.sweep._pairs import PairTest, pair_tests, separation_summary
 from toolgrade.sweep._ranks import RankInterval, rank_intervals
+from toolgrade.sweep._standing import Standing, VersusBest, versus_best
 
 __all__ = [
     "BoardInput",
@@ -40,10 +44,8 @@ __all__ = [
     "leaderboard",
 ]
 
-Standing = Literal["best", "worse", "no significant difference", "not compared", "no run"]
-
-SCHEMA_VERSION = 1
-"""Version of the leaderboard's JSON."""
+SCHEMA_VERSION = 2
+"""Version of the leaderboard's JSON (2: the standings are the comparison's verdicts)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,14 +73,22 @@ class LeaderboardEntry:
     delta_vs_best: float | None
     """Accuracy minus the best's, a fraction (None for the best and for no run)."""
     p_value: float | None
-    """McNemar's exact p-value against the best on the paired cases."""
+    """McNemar's exact p-value against the best on the paired cases (uncorrected)."""
     standing: Standing
-    """`best`, `worse` (p < alpha), `no significant difference`, `not compared` (no
-    case in common with the others) or `no run`."""
+    """`best`; against it `regression` (its pair with the best separated, Holm-corrected,
+    and a gap beyond the threshold), `equivalent` (the gap's interval inside
+    ±threshold) or `inconclusive` (the suite cannot tell); `not compared` (no case in
+    common with the others) or `no run`."""
     note: str | None = None
     """Why there is no run."""
     rank_interval: RankInterval | None = None
     """The ranks the paired bootstrap supports (None: nothing to rank against)."""
+    adjusted_p: float | None = None
+    """Its pair with the best's Holm-adjusted p-value (None for the best and no test)."""
+    equivalence_interval: Interval | None = None
+    """The paired interval of the gap to the best that decides `equivalent`."""
+    cases_to_tell: int | None = None
+    """For `inconclusive`, about how many compared cases would tell (None otherwise)."""
 
     def to_dict(self) -> JsonObject:
         """Return the entry as a JSON object."""
@@ -97,6 +107,11 @@ class LeaderboardEntry:
             "standing": self.standing,
             "note": self.note,
             "rank_interval": self.rank_interval.to_dict() if self.rank_interval else None,
+            "adjusted_p": self.adjusted_p,
+            "equivalence_interval": (
+                self.equivalence_interval.to_dict() if self.equivalence_interval else None
+            ),
+            "cases_to_tell": self.cases_to_tell,
         }
 
 
@@ -155,11 +170,13 @@ class Leaderboard:
     name: str
     """The sweep's name (or what the caller called it)."""
     alpha: float
-    """Significance level of the tests against the best."""
+    """Family-wise significance level of the pairs' tests and the standings."""
     suites: tuple[SuiteBoard, ...]
     """One table per suite, in file order."""
     seed: int = 0
     """Seed of the rank intervals' bootstrap."""
+    threshold: float = 2.0
+    """The gap to the best, in points, that matters to a standing."""
 
     def to_dict(self) -> JsonObject:
         """Return the leaderboard as a JSON object (`toolgrade sweep --json`)."""
@@ -167,6 +184,7 @@ class Leaderboard:
             "schema_version": SCHEMA_VERSION,
             "name": self.name,
             "alpha": self.alpha,
+            "threshold": self.threshold,
             "seed": self.seed,
             "suites": [s.to_dict() for s in self.suites],
         }
@@ -183,24 +201,30 @@ class BoardInput:
 
 
 def build_leaderboard(
-    name: str, suites: Sequence[BoardInput], *, alpha: float = 0.05, seed: int = 0
+    name: str,
+    suites: Sequence[BoardInput],
+    *,
+    alpha: float = 0.05,
+    seed: int = 0,
+    threshold: float = 2.0,
 ) -> Leaderboard:
     """Rank the models of each suite (see the module docstring).
 
     Args:
         name: the leaderboard's name.
         suites: each suite's models and runs.
-        alpha: significance level of McNemar's test against the best, and the
-            family-wise level of the pairs' tests.
+        alpha: the family-wise significance level of the pairs' tests and the standings.
         seed: seed of the rank intervals' bootstrap (at least 0).
+        threshold: the gap to the best, in points, that matters to a standing.
 
     Returns:
         The leaderboard.
     """
-    return Leaderboard(name, alpha, tuple(_board(s, alpha, seed) for s in suites), seed)
+    boards = tuple(_board(s, alpha, seed, threshold) for s in suites)
+    return Leaderboard(name, alpha, boards, seed, threshold)
 
 
-def _board(data: BoardInput, alpha: float, seed: int) -> SuiteBoard:
+def _board(data: BoardInput, alpha: float, seed: int, threshold: float) -> SuiteBoard:
     present = [(label, run) for label, _, run, _ in data.models if run is not None]
     missing = [
         _entry(label, spec, None, standing="no run", note=note or "no run")
@@ -215,18 +239,24 @@ def _board(data: BoardInput, alpha: float, seed: int) -> SuiteBoard:
         shared = _shared_outcomes(runs)
         intervals = rank_intervals(shared, seed=seed)
         pairs = pair_tests(labels, shared, alpha=alpha)
+        versus = versus_best(
+            labels, shared, many.best_index, pairs, threshold=threshold, alpha=alpha
+        )
         ranked = [
             _entry(
                 label,
                 run.model,
                 run,
-                standing=_standing(e.is_best, e.significantly_worse),
+                standing="best" if vs is None else vs.standing,
                 accuracy=e.accuracy,
                 delta=None if e.is_best else e.delta_vs_best,
                 p_value=e.p_value_vs_best,
                 rank_interval=interval,
+                versus=vs,
             )
-            for (label, run), e, interval in zip(present, many.entries, intervals, strict=True)
+            for (label, run), e, interval, vs in zip(
+                present, many.entries, intervals, versus, strict=True
+            )
         ]
         compared, differs = many.shared_cases, many.suite_hash_differs
     else:
@@ -267,12 +297,6 @@ def _compare(runs: Sequence[RunResult], alpha: float) -> MultiComparison | None:
         return None  # no case scored by every model
 
 
-def _standing(best: bool, worse: bool) -> Standing:
-    if best:
-        return "best"
-    return "worse" if worse else "no significant difference"
-
-
 def _entry(
     label: str,
     model: str,
@@ -284,6 +308,7 @@ def _entry(
     p_value: float | None = None,
     note: str | None = None,
     rank_interval: RankInterval | None = None,
+    versus: VersusBest | None = None,
 ) -> LeaderboardEntry:
     outcomes = case_outcomes(run) if run is not None else {}
     passed = sum(o.passed for o in outcomes.values())
@@ -305,6 +330,9 @@ def _entry(
         standing=standing,
         note=note,
         rank_interval=rank_interval,
+        adjusted_p=versus.adjusted_p if versus else None,
+        equivalence_interval=versus.equivalence_interval if versus else None,
+        cases_to_tell=versus.cases_to_tell if versus else None,
     )
 
 
@@ -333,16 +361,17 @@ def leaderboard(
     alpha: float = 0.05,
     name: str = "leaderboard",
     seed: int = 0,
+    threshold: float = 2.0,
 ) -> Leaderboard:
     """A leaderboard of any runs: grouped by suite name, each model named by its spec.
 
     Args:
         runs: run ids, tags, run folders, exported files, or runs.
         db: the history database the ids and tags are looked up in.
-        alpha: significance level of McNemar's test against the best, and the
-            family-wise level of the pairs' tests.
+        alpha: the family-wise significance level of the pairs' tests and the standings.
         name: the leaderboard's name.
         seed: seed of the rank intervals' bootstrap (at least 0).
+        threshold: the gap to the best, in points, that matters to a standing.
 
     Returns:
         The leaderboard, one table per suite (in the order first seen).
@@ -367,4 +396,4 @@ def leaderboard(
             for label, run in zip(labels, members, strict=True)
         ]
         inputs.append(BoardInput(suite, rows))
-    return build_leaderboard(name, inputs, alpha=alpha, seed=seed)
+    return build_leaderboard(name, inputs, alpha=alpha, seed=seed, threshold=threshold)

@@ -21,7 +21,7 @@ _HEADINGS = (
     "Errors",
     "Timeouts",
     "vs best",
-    "p",
+    "Holm p",
     "Standing",
 )
 
@@ -40,13 +40,16 @@ def render_leaderboard_text(board: Leaderboard) -> str:
     if not board.suites:
         return "\n".join([*lines, "No suite."]) + "\n"
     lines.append(
-        "Accuracy over the cases every model scored (95% Wilson interval); p: McNemar's"
-        f" exact test against the best on those cases; worse: p < {board.alpha:g}."
+        "Accuracy over the cases every model scored (95% Wilson interval). Rank CI: the"
+        " ranks a paired bootstrap of those cases supports (95%); pairs: McNemar's exact"
+        " test on every pair, Holm-corrected; Rank '=': the suite separates no pair, so"
+        " the rows are in accuracy order, not ranked."
     )
     lines.append(
-        "Rank CI: the ranks a paired bootstrap of those cases supports (95%); pairs:"
-        " McNemar's exact test on every pair, Holm-corrected; Rank '=': the suite"
-        " separates no pair, so the rows are in accuracy order, not ranked."
+        "Standing vs the best: regression = its pair separated (Holm p <"
+        f" {board.alpha:g}) and more than {board.threshold:g} points below; equivalent ="
+        f" the gap's interval inside ±{board.threshold:g} points; inconclusive = the"
+        " suite cannot tell (~N: about N cases would)."
     )
     for suite in board.suites:
         lines += ["", *_suite_lines(suite)]
@@ -91,8 +94,8 @@ def _row(e: LeaderboardEntry, *, ranked: bool) -> tuple[str, ...]:
         str(e.errors),
         str(e.timeouts),
         "" if e.delta_vs_best is None else f"{e.delta_vs_best * 100:+.1f} pts",
-        "" if e.p_value is None else f"{e.p_value:.4g}",
-        e.standing,
+        "" if e.adjusted_p is None else f"{e.adjusted_p:.4g}",
+        e.standing if e.cases_to_tell is None else f"{e.standing} (~{e.cases_to_tell:,})",
     )
 
 

@@ -16,7 +16,7 @@ from toolgrade.compare._comparison import (
     TurnDelta,
 )
 from toolgrade.compare._many import MultiComparison, MultiEntry, MultiRow, compare_many
-from toolgrade.compare._noise import NoiseCheck, settings_differences
+from toolgrade.compare._noise import REQUEST_SETTINGS, NoiseCheck, settings_differences
 from toolgrade.compare._outcomes import case_outcomes
 from toolgrade.compare._runs import compare_runs
 from toolgrade.compare._verdict import cases_to_tell, equivalence_interval, verdict_for
@@ -32,6 +32,7 @@ __all__ = [
     "MultiEntry",
     "MultiRow",
     "NoiseCheck",
+    "REQUEST_SETTINGS",
     "TurnDelta",
     "case_outcomes",
     "cases_to_tell",

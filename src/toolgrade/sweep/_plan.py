@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from toolgrade._core.json_data import JsonObject
+from toolgrade.compare import REQUEST_SETTINGS
 from toolgrade.errors import ConfigError
 from toolgrade.runner import RunOptions
 from toolgrade.suite import Suite, load_suite, select_cases
@@ -36,7 +37,6 @@ __all__ = ["Combination", "groups", "plan_sweep", "result_settings"]
 _FINGERPRINT_CHARS = 12
 # The request settings that change what a model answers; `base_url`, `endpoints` and
 # `max_retries` say where and how patiently to ask, and are left out.
-RESULT_SETTINGS = ("temperature", "seed", "mode", "timeout", "max_tokens", "stream", "options")
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +95,7 @@ def result_settings(options: RunOptions) -> JsonObject:
     `prompt_format` is always present here (the record leaves out the default).
     """
     recorded = options.request.to_dict()
-    settings: JsonObject = {k: recorded[k] for k in RESULT_SETTINGS if k in recorded}
+    settings: JsonObject = {k: recorded[k] for k in REQUEST_SETTINGS if k in recorded}
     settings["prompt_format"] = options.prompt_format
     return settings
 

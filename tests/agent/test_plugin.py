@@ -214,3 +214,77 @@ def test_plugin_marker_run_options_reach_the_run(pytester: pytest.Pytester) -> N
         """
     )
     pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+def _baseline(tmp: Path, *, right: int, wrong: int) -> Path:
+    """A stored run of the mini suite (an exported run file), `right` of its cases right."""
+    import toolgrade
+
+    folder = tmp / "baseline"
+    folder.mkdir()
+    suite, responses = _suite_and_responses(folder, right=right, wrong=wrong)
+    run = toolgrade.run_suite(toolgrade.load_suite(suite), f"replay/{responses}")
+    path = tmp / "baseline.json"
+    path.write_text(run.model_dump_json(), "utf-8")
+    return path
+
+
+def test_plugin_marker_baseline_fails_a_regression_and_gates_inconclusive(
+    pytester: pytest.Pytester,
+) -> None:
+    baseline = _baseline(pytester.path, right=40, wrong=0)
+    suite, half = _suite_and_responses(pytester.path, right=20, wrong=20)
+    same = pytester.path / "same"
+    same.mkdir()
+    _, level = _suite_and_responses(same, right=40, wrong=0)
+    model = f"replay/{half.as_posix()}"
+    pytester.makepyfile(
+        f"""
+        import pytest
+
+        SUITE, BASE = {str(suite)!r}, {str(baseline)!r}
+
+        @pytest.mark.toolgrade(suite=SUITE, model="{model}", baseline=BASE)
+        def test_regression(toolgrade_suite):
+            pass
+
+        @pytest.mark.toolgrade(suite=SUITE, model="replay/{level.as_posix()}", baseline=BASE)
+        def test_level_but_small(toolgrade_suite):
+            assert toolgrade_suite.comparison.verdict == "inconclusive"
+
+        @pytest.mark.toolgrade(suite=SUITE, model="replay/{level.as_posix()}", baseline=BASE,
+                               fail_on_inconclusive=True)
+        def test_must_be_sure(toolgrade_suite):
+            pass
+
+        @pytest.mark.toolgrade(suite=SUITE, model="{model}", baseline=BASE, threshold=-1)
+        def test_bad_threshold(toolgrade_suite):
+            pass
+
+        @pytest.mark.toolgrade(suite=SUITE, model="{model}", baseline="no-such-run")
+        def test_unknown_baseline(toolgrade_suite):
+            pass
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    # Behind the baseline, or not shown level with it where that must be sure: a test
+    # FAILURE; a bad option or an unknown baseline: a broken fixture (ERROR at setup).
+    result.assert_outcomes(passed=1, failed=2, errors=2)
+    out = result.stdout.str()
+    result.stdout.fnmatch_lines(
+        [
+            "*toolgrade: against baseline *: Regression: a drop of more than 2 points*",
+            "*accuracy 100.0% -> 50.0% (-50.0 points*",
+            "*broken: c20, c21, c22*",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        ["*toolgrade: against baseline *: Inconclusive: the suite cannot tell at this size*"]
+    )
+    result.stdout.fnmatch_lines(
+        ["*toolgrade marker option threshold=-1 must be a number of points >= 0*"]
+    )
+    result.stdout.fnmatch_lines(["*toolgrade marker option baseline='no-such-run': no stored run*"])
+    assert "During handling" not in out
+    for name in ("test_regression", "test_must_be_sure"):
+        result.stdout.fnmatch_lines([f"FAILED *::{name}*"])

@@ -6,12 +6,16 @@ Gives every test session, with no import:
   `toolgrade.assert_tool_calls` and `toolgrade.assert_trajectory`;
 - the marker `@pytest.mark.toolgrade(suite=..., model=..., min_accuracy=...)` with the
   fixture `toolgrade_suite`, which runs the suite (or a selection of it) through a
-  backend as one test and fails with the report's failure list below the bound.
+  backend as one test and fails with the report's failure list below the bound;
+- with `baseline=REF` (a stored run: id, tag, run folder or exported JSON), the run is
+  compared with that baseline (`toolgrade.compare_runs`, `threshold` and `alpha` as in
+  `toolgrade compare`): a `regression` fails the test, and so does an `inconclusive`
+  verdict with `fail_on_inconclusive=True` (a gate that must be sure).
 
-The suite runs while the fixture is set up, but the accuracy bound is checked when the
-test itself is called (`pytest_runtest_call`): a model below the bound is a test
-FAILURE, not a setup ERROR (which pytest keeps for a broken fixture, e.g. a missing
-suite file or an unreachable server).
+The suite runs while the fixture is set up, but the bound and the comparison are checked
+when the test itself is called (`pytest_runtest_call`): a model below the bound or
+behind its baseline is a test FAILURE, not a setup ERROR (which pytest keeps for a
+broken fixture, e.g. a missing suite file, an unknown baseline or an unreachable server).
 
 Imports of toolgrade itself are deferred so the plugin costs nothing to sessions that
 do not use it.
@@ -27,6 +31,7 @@ import pytest
 
 if TYPE_CHECKING:
     from toolgrade.cli._options import MarkerOption
+    from toolgrade.compare import Comparison
     from toolgrade.metrics import RunMetrics
     from toolgrade.results import RunResult
 
@@ -42,7 +47,10 @@ __all__ = [
 FAILURES_SHOWN = 50
 """Failures listed in the message of a suite below its `min_accuracy`; a count follows."""
 
-_OWN_KEYS = frozenset({"suite", "model", "min_accuracy", "persist"})
+_COMPARE_KEYS = frozenset({"baseline", "threshold", "alpha", "fail_on_inconclusive"})
+"""The marker's keywords of a comparison with a baseline."""
+
+_OWN_KEYS = frozenset({"suite", "model", "min_accuracy", "persist"}) | _COMPARE_KEYS
 """The marker's own keywords; the others are options of `toolgrade run` (see `_keys`)."""
 
 _SHORTFALL = pytest.StashKey[str]()
@@ -53,8 +61,9 @@ def pytest_configure(config: pytest.Config) -> None:
     """Declare the `toolgrade` marker."""
     config.addinivalue_line(
         "markers",
-        "toolgrade(suite, model, min_accuracy=None, **options): run a toolgrade suite as one "
-        "test through the toolgrade_suite fixture",
+        "toolgrade(suite, model, min_accuracy=None, baseline=None, threshold=2.0, alpha=0.05,"
+        " fail_on_inconclusive=False, **options): run a toolgrade suite as one test through"
+        " the toolgrade_suite fixture",
     )
 
 
@@ -80,6 +89,8 @@ class SuiteOutcome:
 
     run: RunResult
     metrics: RunMetrics
+    comparison: Comparison | None = None
+    """The comparison with the marker's `baseline`, when it names one."""
 
 
 @pytest.fixture
@@ -101,11 +112,79 @@ def toolgrade_suite(request: pytest.FixtureRequest) -> SuiteOutcome:
         if problem is not None:
             pytest.fail(f"toolgrade marker option {problem}", pytrace=False)
     bound = _bound(options.get("min_accuracy"))  # checked before the suite runs
+    gate = _gate(options)
+    baseline = _baseline(options["baseline"]) if "baseline" in options else None
     outcome = _run(options, selection_keys=tuple(selection_keys), run_keys=tuple(run_keys))
+    shortfalls = []
     if bound is not None and outcome.metrics.accuracy.rate < bound:
+        shortfalls.append(_failure_text(outcome, bound))
+    if baseline is not None:
+        from toolgrade.compare import compare_runs
+
+        comparison = compare_runs(baseline, outcome.run, **gate)
+        outcome = SuiteOutcome(outcome.run, outcome.metrics, comparison)
+        fails_on = ("regression", "inconclusive") if options.get("fail_on_inconclusive") else ()
+        if comparison.verdict in (fails_on or ("regression",)):
+            shortfalls.append(_comparison_text(comparison))
+    if shortfalls:
         # Failing here would make pytest report a setup ERROR: leave it for the call.
-        request.node.stash[_SHORTFALL] = _failure_text(outcome, bound)
+        request.node.stash[_SHORTFALL] = "\n".join(shortfalls)
     return outcome
+
+
+def _gate(options: dict[str, Any]) -> dict[str, float]:
+    """`threshold` (points, >= 0) and `alpha` (in (0, 1)) of the comparison; bad ones fail."""
+    gate = {"threshold": options.get("threshold", 2.0), "alpha": options.get("alpha", 0.05)}
+    threshold, alpha = gate["threshold"], gate["alpha"]
+    numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in gate.values())
+    if not numbers or threshold < 0 or not 0 < alpha < 1:
+        pytest.fail(
+            f"toolgrade marker option threshold={threshold!r} must be a number of points >= 0"
+            f" and alpha={alpha!r} a number between 0 and 1",
+            pytrace=False,
+        )
+    flag = options.get("fail_on_inconclusive", False)
+    if not isinstance(flag, bool):
+        pytest.fail(
+            f"toolgrade marker option fail_on_inconclusive={flag!r} must be True or False",
+            pytrace=False,
+        )
+    return {"threshold": float(threshold), "alpha": float(alpha)}
+
+
+def _baseline(ref: object) -> RunResult:
+    """The stored run `baseline=` names; an unknown one fails the setup."""
+    import toolgrade
+    from toolgrade.errors import ToolgradeError
+
+    if not isinstance(ref, str) or not ref:
+        pytest.fail(f"toolgrade marker option baseline={ref!r} must name a run", pytrace=False)
+    try:
+        return toolgrade.resolve_run(ref)
+    except ToolgradeError as exc:
+        problem = str(exc)
+    pytest.fail(f"toolgrade marker option baseline={ref!r}: {problem}", pytrace=False)
+
+
+def _comparison_text(comparison: Comparison) -> str:
+    """The failure text of a run behind its baseline (or not shown to be level with it)."""
+    c = comparison
+    lines = [
+        f"toolgrade: against baseline {c.baseline_label} ({c.baseline_id}): {c.status}",
+        f"  accuracy {c.baseline_accuracy.rate:.1%} -> {c.candidate_accuracy.rate:.1%}"
+        f" ({c.delta * 100:+.1f} points, 95% CI {c.delta_interval.low * 100:+.1f} to"
+        f" {c.delta_interval.high * 100:+.1f}; McNemar p = {c.p_value:.3g})",
+        f"  {c.detectable}",
+    ]
+    if c.broken:
+        shown = ", ".join(f.case_id for f in c.broken[:FAILURES_SHOWN])
+        more = (
+            f" and {len(c.broken) - FAILURES_SHOWN:,} more"
+            if len(c.broken) > FAILURES_SHOWN
+            else ""
+        )
+        lines.append(f"  broken: {shown}{more}")
+    return "\n".join(lines)
 
 
 def _bound(value: object) -> float | None:
@@ -123,7 +202,7 @@ def _bound(value: object) -> float | None:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
-    """Fail the test (in its call phase) when its suite's accuracy is below the bound."""
+    """Fail the test (in its call phase) below the bound or behind the baseline."""
     shortfall = item.stash.get(_SHORTFALL, None)
     if shortfall is not None:
         del item.stash[_SHORTFALL]  # a rerun sets it again only if it falls short again

@@ -21,6 +21,7 @@ import toolgrade
 from toolgrade.cli._options import DbOption, JsonFlag
 from toolgrade.metrics import NoiseFloor, noise_floor, request_temperature
 from toolgrade.power import (
+    DEFAULT_DISCORDANCE,
     cases_needed,
     connor_cases_needed,
     minimum_detectable_effect,
@@ -28,11 +29,6 @@ from toolgrade.power import (
 )
 
 __all__ = ["plan"]
-
-DEFAULT_DISCORDANCE = 0.15
-"""The share of cases assumed to flip between two runs: issue 32 measured 10-20% on the
-built-in suite between two modes of one model, and tau2-bench reports 10-55% between
-identical runs."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,6 +49,7 @@ from toolgrade.metrics._conversations import (
     modes_present,
     per_turn_accuracy,
 )
+from toolgrade.metrics._detectable import Detectable, detectable_change
 from toolgrade.metrics._noise import NoiseFloor, noise_floor, request_temperature
 from toolgrade.metrics._rates import NO_CALL_KEY, NO_VALUE_KEY, Breakdown, case_tools
 from toolgrade.metrics._repeats import CaseConsistency, PassHatK, pass_hat_k
@@ -61,6 +62,7 @@ __all__ = [
     "CaseConsistency",
     "Clustering",
     "ConversationMetrics",
+    "Detectable",
     "NO_CALL_KEY",
     "NO_VALUE_KEY",
     "NoiseFloor",
@@ -74,6 +76,7 @@ __all__ = [
     "cluster_totals",
     "clustered_rate",
     "compute_metrics",
+    "detectable_change",
     "modes_present",
     "noise_floor",
     "pass_hat_k",

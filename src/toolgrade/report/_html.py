@@ -241,6 +241,7 @@ def render_html(data: ReportInput) -> str:
         verdict=data.comparison.status if data.comparison else "",
         charts=charts,
         cut_off=data.cut_off,
+        detectable=data.detectable,
         ttft=data.ttft_ms,
         rows=rows,
         statuses=sorted({r.status for r in rows}),

@@ -39,6 +39,7 @@ def report_document(data: ReportInput) -> JsonObject:
         "report_schema_version": REPORT_SCHEMA_VERSION,
         "run": data.run.model_dump(mode="json", exclude={"results"}),
         "metrics": data.metrics.to_dict(),
+        "detectable": data.detectable.to_dict() if data.detectable is not None else None,
         "comparison": comparison,
         "cases": cases,
     }

@@ -69,6 +69,7 @@ def render_junit(data: ReportInput) -> str:
         ("accuracy", f"{m.accuracy.rate:.4f}"),
         ("accuracy_ci_low", f"{m.accuracy.interval.low:.4f}"),
         ("accuracy_ci_high", f"{m.accuracy.interval.high:.4f}"),
+        *_detectable_properties(data),
         *((("cut_off", str(data.cut_off)),) if data.cut_off else ()),
         *_noise_properties(m),
         *_row_properties(m),
@@ -80,6 +81,18 @@ def render_junit(data: ReportInput) -> str:
     ET.indent(root)
     body = ET.tostring(root, encoding="unicode")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
+
+
+def _detectable_properties(data: ReportInput) -> list[tuple[str, str]]:
+    """The smallest change a comparison of the run detects, and the discordance assumed."""
+    d = data.detectable
+    if d is None:
+        return []
+    return [
+        ("detectable.mde", "" if d.mde is None else f"{d.mde:.4f}"),
+        ("detectable.discordance", f"{d.discordance:.4f}"),
+        ("detectable.source", d.source),
+    ]
 
 
 def _noise_properties(m: RunMetrics) -> list[tuple[str, str]]:

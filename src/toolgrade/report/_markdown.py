@@ -56,6 +56,8 @@ def render_markdown(data: ReportInput) -> str:
     ]
     if data.cut_off:
         out += ["", f"**Cut off:** {data.cut_off} answers stopped at the token limit."]
+    if data.detectable is not None:
+        out += ["", f"**Detectable:** {_inline(data.detectable.describe())}."]
     out += _repeats(data)
     if data.comparison is not None:
         out += _baseline(data.comparison)

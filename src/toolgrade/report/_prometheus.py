@@ -68,6 +68,13 @@ def _families(data: ReportInput) -> list[Metric]:
         _gauge(
             "toolgrade_latency_p95_seconds", "95th pct answer time.", _s(m.latency_p95_ms), base
         ),
+        _gauge(
+            "toolgrade_detectable_change",
+            "Smallest accuracy change (0-1) a comparison of this run detects (power 0.8,"
+            " alpha 0.05); NaN when none is detected reliably.",
+            data.detectable.mde if data.detectable is not None else None,
+            base,
+        ),
     ]
     families.append(
         _gauge(

@@ -48,6 +48,8 @@ def render_text(data: ReportInput) -> str:
         lines.append(f"Cut Off: {data.cut_off} (answers stopped at the token limit)")
     lines.append(f"Accuracy: {accuracy_text(m)}")
     lines += [f"{name}: {value}" for name, value in repeat_rows(m)]
+    if data.detectable is not None:
+        lines.append(f"Detectable: {data.detectable.describe()}")
     not_deterministic = noise_warning(m)
     if not_deterministic is not None:
         lines.append(f"Warning: {not_deterministic}")

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from toolgrade.compare import Comparison
-from toolgrade.metrics import RunMetrics, compute_metrics
+from toolgrade.metrics import Detectable, RunMetrics, compute_metrics, detectable_change
 from toolgrade.report._describe import describe_failure
 from toolgrade.report._plain import percentiles
 from toolgrade.report._sections import ConversationView
@@ -74,6 +74,8 @@ class ReportInput:
     max_failures: int | None = FAILURES_SHOWN
     """Failures the text report details (the same again for timeouts and errors); None:
     every one."""
+    detectable: Detectable | None = None
+    """The smallest change a comparison of this run detects (None: nothing scored)."""
 
     @property
     def failures(self) -> tuple[CaseView, ...]:
@@ -115,12 +117,15 @@ def build_input(
         )
         for r in run.results
     )
+    figures = metrics if metrics is not None else compute_metrics(run)
+    scored = len({r.case_id for r in run.results if r.status.scored})
     return ReportInput(
         run=run,
-        metrics=metrics if metrics is not None else compute_metrics(run),
+        metrics=figures,
         comparison=comparison,
         cases=cases,
         max_failures=max_failures,
+        detectable=detectable_change(scored, figures.noise),
     )
 
 

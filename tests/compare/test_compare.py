@@ -12,7 +12,7 @@ import toolgrade.compare
 from toolgrade.compare import Change, compare_many, compare_runs, verdict_for
 from toolgrade.errors import BaselineError
 from toolgrade.power import minimum_detectable_effect
-from toolgrade.stats import Interval, mcnemar_exact
+from toolgrade.stats import Interval, mcnemar_exact, paired_difference_interval
 
 READ = [{"name": "read_file", "arguments": {"path": "a"}}]
 SEARCH = [{"name": "search", "arguments": {"q": "x"}}]
@@ -207,6 +207,28 @@ def test_compare_per_category_and_tool_deltas(make_run) -> None:
     assert tools == pytest.approx({"(no call)": -1.0, "read_file": -0.5, "search": 0.0})
 
 
+def test_compare_group_rows_carry_a_paired_interval_and_say_when_too_few(make_run) -> None:
+    # 40 simple cases, 10 fixed: a row that says something; 5 edge cases, 2 fixed: the
+    # "+40 points on five cases" a reader must not take for a finding.
+    base = make_run(
+        _rows("w" * 10 + "c" * 30, prefix="s", category="simple")
+        + _rows("wwwcc", prefix="e", category="edge")
+    )
+    cand = make_run(
+        _rows("c" * 40, prefix="s", category="simple")
+        + _rows("ccwcc", prefix="e", category="edge"),
+        run_id="cand",
+    )
+    rows = {d.key: d for d in compare_runs(base, cand).by_category}
+    simple, edge = rows["simple"], rows["edge"]
+    assert simple.interval == paired_difference_interval(30, 0, 10, 0)
+    assert edge.interval == paired_difference_interval(2, 0, 2, 1)
+    assert edge.delta == pytest.approx(0.4)
+    assert (simple.too_few_to_tell, edge.too_few_to_tell) == (False, True)
+    assert edge.to_dict()["too_few_to_tell"] is True
+    assert edge.to_dict()["interval"] == edge.interval.to_dict()
+
+
 def test_compare_group_present_in_one_run_only_has_none_delta(make_run) -> None:
     base = make_run(_rows("cc", category="old"))
     cand = make_run(_rows("cc", category="new"), run_id="cand")
@@ -277,8 +299,18 @@ def test_compare_text_shows_both_counts_per_group(make_run) -> None:
     cand = make_run(_rows("cw", expected=READ) + _rows("w", prefix="s", expected=SEARCH))
     text = format_comparison(compare_runs(base, cand))
     block = text.split("By Tool:\n")[1].split("\n\n")[0].splitlines()
-    assert block[0].split() == ["read_file:", "100.0%", "(2/2)", "->", "50.0%", "(1/2)", "-50.0"]
-    assert block[1].split() == ["search:", "100.0%", "(1/1)", "->", "0.0%", "(0/1)", "-100.0"]
+    assert block[0].split()[:7] == [
+        "read_file:",
+        "100.0%",
+        "(2/2)",
+        "->",
+        "50.0%",
+        "(1/2)",
+        "-50.0",
+    ]
+    assert block[1].split()[:7] == ["search:", "100.0%", "(1/1)", "->", "0.0%", "(0/1)", "-100.0"]
+    # Each delta carries its paired interval; two cases cannot tell anything.
+    assert block[0].endswith("too few cases to tell") and "95% CI" in block[0]
     many = format_many(compare_many([base, cand]))
     row = next(line for line in many.splitlines() if line.startswith("  read_file"))
     assert row.split() == ["read_file", "100.0%", "(2/2)*", "50.0%", "(1/2)"]

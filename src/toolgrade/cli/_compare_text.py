@@ -33,7 +33,10 @@ def _counts(rate: Rate | None) -> str:
 
 
 def _delta_rows(title: str, rows: Sequence[Delta]) -> list[str]:
-    """One row per group: both accuracies, each with its own passed/n, then the delta."""
+    """One row per group: both accuracies, each with its own passed/n, then the delta.
+
+    The delta's paired interval follows, marked when it is too wide to say anything.
+    """
     if not rows:
         return []
     width = max(len(d.key) for d in rows) + 1
@@ -41,11 +44,15 @@ def _delta_rows(title: str, rows: Sequence[Delta]) -> list[str]:
     cand_width = max(len(_counts(d.candidate)) for d in rows)
     lines = [f"{title}:"]
     for d in rows:
-        lines.append(
+        row = (
             f"  {d.key + ':':<{width}} {_pct(d.baseline):>6} {_counts(d.baseline):<{base_width}}"
             f" -> {_pct(d.candidate):>6} {_counts(d.candidate):<{cand_width}}"
             f"  {_points(d.delta):>6}"
         )
+        if d.interval is not None:
+            low, high = d.interval.low * 100, d.interval.high * 100
+            row += f"  95% CI {low:+.1f} to {high:+.1f}"
+        lines.append(row + ("  too few cases to tell" if d.too_few_to_tell else ""))
     return [*lines, ""]
 
 

@@ -14,7 +14,7 @@ from toolgrade._core.json_data import JsonObject
 from toolgrade._core.transcript import ConversationMode
 from toolgrade.compare._noise import NoiseCheck
 from toolgrade.compare._words import detectable_words, verdict_words
-from toolgrade.metrics import Rate
+from toolgrade.metrics import TOO_WIDE, Rate
 from toolgrade.stats import Interval
 
 __all__ = [
@@ -60,6 +60,18 @@ class Delta:
     """Candidate accuracy in the group (None: no case in the candidate)."""
     delta: float | None
     """candidate - baseline as a fraction (None when one side is missing)."""
+    interval: Interval | None = None
+    """Newcombe's paired 95% interval of the change over the group's cases (those the
+    baseline files under it, paired in both runs); None without such a case."""
+
+    @property
+    def too_few_to_tell(self) -> bool:
+        """Whether the row says nothing.
+
+        It has no interval, or one wider than `TOO_WIDE` (40 points), as a run's own
+        rows are marked.
+        """
+        return self.interval is None or self.interval.width > TOO_WIDE
 
     @property
     def baseline_n(self) -> int:
@@ -81,6 +93,8 @@ class Delta:
             "baseline": self.baseline.to_dict() if self.baseline else None,
             "candidate": self.candidate.to_dict() if self.candidate else None,
             "delta": self.delta,
+            "interval": self.interval.to_dict() if self.interval else None,
+            "too_few_to_tell": self.too_few_to_tell,
             "baseline_n": self.baseline_n,
             "candidate_n": self.candidate_n,
         }

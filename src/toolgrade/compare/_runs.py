@@ -243,10 +243,18 @@ def _deltas(
 ) -> tuple[Delta, ...]:
     base_rates = group_rates([base[i] for i in ids], keys_of)
     cand_rates = group_rates([cand[i] for i in ids], keys_of)
+    tables: dict[str, list[int]] = {}
+    for i in ids:
+        both = (base[i].passed, cand[i].passed)
+        cell = {(True, True): 0, (True, False): 1, (False, True): 2, (False, False): 3}[both]
+        for key in keys_of(base[i]):
+            tables.setdefault(key, [0, 0, 0, 0])[cell] += 1
     rows = []
     for key in sorted(base_rates.keys() | cand_rates.keys()):
         b, c = base_rates.get(key), cand_rates.get(key)
-        rows.append(Delta(key, b, c, c.rate - b.rate if b and c else None))
+        table = tables.get(key)
+        interval = paired_difference_interval(*table) if table else None
+        rows.append(Delta(key, b, c, c.rate - b.rate if b and c else None, interval))
     return tuple(rows)
 
 

@@ -51,7 +51,7 @@ from toolgrade.metrics._conversations import (
 )
 from toolgrade.metrics._detectable import Detectable, detectable_change
 from toolgrade.metrics._noise import NoiseFloor, noise_floor, request_temperature
-from toolgrade.metrics._rates import NO_CALL_KEY, NO_VALUE_KEY, Breakdown, case_tools
+from toolgrade.metrics._rates import NO_CALL_KEY, NO_VALUE_KEY, TOO_WIDE, Breakdown, case_tools
 from toolgrade.metrics._repeats import CaseConsistency, PassHatK, pass_hat_k
 from toolgrade.metrics._run import RunMetrics, compute_metrics
 from toolgrade.stats import Rate, rate_of
@@ -69,6 +69,7 @@ __all__ = [
     "PassHatK",
     "Rate",
     "RunMetrics",
+    "TOO_WIDE",
     "TurnAccuracy",
     "case_tools",
     "check_cluster_by",

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 
 __all__ = [
@@ -140,10 +141,13 @@ def _rejection_bounds(m: Any, alpha: float) -> Any:
     return np.maximum(k, -1)
 
 
+@lru_cache(maxsize=256)
 def minimum_detectable_effect(
     n: int, discordance: float, *, alpha: float = 0.05, power: float = 0.8
 ) -> float | None:
     """The smallest change the exact McNemar test detects with probability `power`.
+
+    Remembered for the last 256 arguments: every report of a run asks for the same one.
 
     Args:
         n: paired cases.

@@ -29,6 +29,7 @@ from toolgrade._core.memo import IdentityMemo
 from toolgrade._core.transcript import TurnResult
 from toolgrade._core.verdict import Verdict
 from toolgrade._core.vocab import PairKind, PairResult, Status, ToolCall
+from toolgrade.match import WRONG_ARGS_CREDIT
 from toolgrade.suite import Turn
 
 __all__ = [
@@ -39,8 +40,6 @@ __all__ = [
     "unordered",
 ]
 
-_NEAR_CREDIT = 0.5
-"""A pair with other arguments counts half, as under the partial rubric."""
 
 _SPLIT: IdentityMemo[Turn, tuple[Turn, ...]] = IdentityMemo(1024)
 _UNORDERED: IdentityMemo[Turn, Turn] = IdentityMemo(1024)
@@ -139,7 +138,7 @@ def others_allowed(verdict: Verdict, invented: Collection[int] = frozenset()) ->
     if not kinds:
         return verdict  # nothing expected: no call may be made, and other calls are calls
     correct, near = kinds.count("correct"), kinds.count("wrong_args")
-    closeness = (correct + _NEAR_CREDIT * near) / len(kinds)
+    closeness = (correct + WRONG_ARGS_CREDIT * near) / len(kinds)
     status: Status
     if verdict.status is Status.PARSE_ERROR:
         status = Status.PARSE_ERROR

@@ -24,7 +24,7 @@ from toolgrade.match._values import (
 )
 
 if _typing.TYPE_CHECKING:
-    from toolgrade.match._calls import CallJudge
+    from toolgrade.match._calls import WRONG_ARGS_CREDIT, CallJudge
     from toolgrade.match._evaluate import MatchContext, accepts_absent
     from toolgrade.match._fastschema import QuickValidator, quick_validator
     from toolgrade.match._matchers import (
@@ -55,6 +55,7 @@ __all__ = [
     "Pairs",
     "QuickValidator",
     "REQUIRED_BY_SCHEMA",
+    "WRONG_ARGS_CREDIT",
     "accepts_absent",
     "align",
     "bounded_validator_class",
@@ -76,7 +77,7 @@ __all__ = [
 ]
 
 _LAZY = {
-    "_calls": ("CallJudge",),
+    "_calls": ("CallJudge", "WRONG_ARGS_CREDIT"),
     "_evaluate": ("MatchContext", "accepts_absent"),
     "_fastschema": ("QuickValidator", "quick_validator"),
     "_matchers": (

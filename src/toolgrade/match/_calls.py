@@ -22,7 +22,7 @@ from toolgrade.match._nulls import without_absent_nulls
 from toolgrade.match._schema import merge_mismatches, schema_mismatches
 from toolgrade.match._values import SEMANTIC, MatchOptions, _Walker
 
-__all__ = ["CallJudge", "CallLike"]
+__all__ = ["WRONG_ARGS_CREDIT", "CallJudge", "CallLike"]
 
 # Partial credit of a pair (the task specification's defaults); under the other rubrics
 # a pair's credit is 1 when it is correct, else 0.

@@ -239,13 +239,13 @@ class ConversationComparison:
             "verdict": self.verdict,
             "threshold": self.threshold,
             "alpha": self.alpha,
-            "equivalence_interval": (
-                self.equivalence_interval.to_dict() if self.equivalence_interval else None
+            **_power_fields(
+                self.equivalence_interval,
+                self.discordance,
+                self.mde,
+                self.power,
+                self.cases_to_tell,
             ),
-            "discordance": self.discordance,
-            "mde": self.mde,
-            "power": self.power,
-            "cases_to_tell": self.cases_to_tell,
         }
 
 
@@ -377,13 +377,13 @@ class Comparison:
             "alpha": self.alpha,
             "by_category": [d.to_dict() for d in self.by_category],
             "by_tool": [d.to_dict() for d in self.by_tool],
-            "equivalence_interval": (
-                self.equivalence_interval.to_dict() if self.equivalence_interval else None
+            **_power_fields(
+                self.equivalence_interval,
+                self.discordance,
+                self.mde,
+                self.power,
+                self.cases_to_tell,
             ),
-            "discordance": self.discordance,
-            "mde": self.mde,
-            "power": self.power,
-            "cases_to_tell": self.cases_to_tell,
             "same_settings": self.same_settings,
             "settings_differences": list(self.settings_differences),
             "noise": self.noise.to_dict() if self.noise is not None else None,
@@ -392,3 +392,20 @@ class Comparison:
         if self.conversations is not None:
             data["conversations"] = self.conversations.to_dict()
         return data
+
+
+def _power_fields(
+    equivalence: Interval | None,
+    discordance: float,
+    mde: float | None,
+    power: float,
+    cases_to_tell: int | None,
+) -> JsonObject:
+    """What a paired verdict rests on and what the pairs can detect, as JSON fields."""
+    return {
+        "equivalence_interval": equivalence.to_dict() if equivalence else None,
+        "discordance": discordance,
+        "mde": mde,
+        "power": power,
+        "cases_to_tell": cases_to_tell,
+    }

@@ -42,6 +42,7 @@ __all__ = [
     "holds_surrogate",
     "json_may_hold_surrogate",
     "loads_checked",
+    "shown_json",
     "value_lines",
 ]
 
@@ -261,6 +262,17 @@ class _Scanner:
 # A JSON escape of a surrogate (`\ud83d`; the hex digits in either case). It also
 # matches an escaped backslash before `ud83d`: a false alarm costs only a closer look.
 _ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def shown_json(value: object, limit: int = 40) -> str:
+    """A value as one line of JSON for a message, cut to `limit` characters.
+
+    Examples:
+        >>> shown_json(None), shown_json({"b": 1, "a": [1, 2]}), shown_json("x" * 50, 10)
+        ('null', '{"a": [1, 2], "b": 1}', '"xxxxxx...')
+    """
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def json_may_hold_surrogate(text: str) -> bool:

@@ -11,9 +11,8 @@ naming the call: reports show it as the rule that was missing.
 from __future__ import annotations
 
 import copy
-import json
 
-from toolgrade._core.json_data import JsonObject, JsonValue
+from toolgrade._core.json_data import JsonObject, JsonValue, shown_json
 from toolgrade._core.transcript import Exchange
 from toolgrade._core.vocab import ToolCall
 from toolgrade.match import MatchOptions, compare_arguments
@@ -33,8 +32,6 @@ NO_RESULT: JsonObject = {"error": "no result for this call"}
 
 _NAME_SHOWN = 80
 """Characters of a tool name quoted in an error or note (model output is unbounded)."""
-_VALUE_SHOWN = 40
-"""Characters of one argument value quoted in a note."""
 _NOTE_SHOWN = 240
 """Characters of a whole call quoted in a note."""
 
@@ -73,11 +70,6 @@ def unknown_tool(call: ToolCall, call_id: str, *, note: str | None = None) -> Ex
     )
 
 
-def _shown_value(value: JsonValue) -> str:
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
-    return text if len(text) <= _VALUE_SHOWN else text[: _VALUE_SHOWN - 3] + "..."
-
-
 def describe_call(call: ToolCall) -> str:
     """A call in one short line, e.g. `read_file(path="x.md")`, cut to a bounded length.
 
@@ -85,7 +77,7 @@ def describe_call(call: ToolCall) -> str:
         >>> describe_call(ToolCall(name="read_file", arguments={"path": "x.md", "n": 2}))
         'read_file(path="x.md", n=2)'
     """
-    inside = ", ".join(f"{shown_name(k)}={_shown_value(v)}" for k, v in call.arguments.items())
+    inside = ", ".join(f"{shown_name(k)}={shown_json(v)}" for k, v in call.arguments.items())
     text = f"{shown_name(call.name)}({inside})"
     return text if len(text) <= _NOTE_SHOWN else text[: _NOTE_SHOWN - 4] + "...)"
 

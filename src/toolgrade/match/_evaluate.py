@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias
 
-from toolgrade._core.json_data import JsonObject, JsonValue, clean_text
+from toolgrade._core.json_data import JsonObject, JsonValue, clean_text, shown_json
 from toolgrade.match._matchers import (
     MAX_MATCHER_DEPTH,
     TOO_DEEP,
@@ -19,7 +19,7 @@ from toolgrade.match._matchers import (
     find_matcher,
     parse_matcher,
 )
-from toolgrade.match._reasons import EXPECTS_LEFT_OUT, shown, type_phrase
+from toolgrade.match._reasons import EXPECTS_LEFT_OUT, type_phrase
 from toolgrade.match._regex import compiled
 from toolgrade.match._unordered import unordered_problem
 
@@ -141,7 +141,7 @@ def evaluate(
 
 def eval_absent(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Problem | None:
     """`$absent` with a value present (a schema violation of it is added by the judge)."""
-    return ("unexpected", f"{shown(actual)} given where {EXPECTS_LEFT_OUT}")
+    return ("unexpected", f"{shown_json(actual)} given where {EXPECTS_LEFT_OUT}")
 
 
 def eval_present(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Problem | None:
@@ -169,7 +169,7 @@ def eval_not(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Problem 
     """`$not`: the operand (a value or a matcher) does not match."""
     if ctx.walker.trial(matcher.operand, actual, ctx.path, schema=ctx.schema, name=ctx.name):
         return None
-    return ("value", f"matches {shown(matcher.operand, 60)}, which it must not")
+    return ("value", f"matches {shown_json(matcher.operand, 60)}, which it must not")
 
 
 def eval_unordered(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Problem | None:
@@ -187,7 +187,7 @@ def eval_type(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Problem
     op = matcher.operand
     if type_matches(str(op), actual):
         return None
-    return ("type", f"{shown(actual)} is not {type_phrase(str(op))}")
+    return ("type", f"{shown_json(actual)} is not {type_phrase(str(op))}")
 
 
 def eval_approx(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Problem | None:
@@ -198,13 +198,16 @@ def eval_approx(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Probl
 def eval_range(matcher: Matcher, actual: JsonValue, ctx: MatchContext) -> Problem | None:
     """`$range`: a number from `min` to `max`, both included."""
     if isinstance(actual, bool) or not isinstance(actual, int | float):
-        return ("type", f"{shown(actual)} is not a number")
+        return ("type", f"{shown_json(actual)} is not a number")
     bounds = matcher.operand if isinstance(matcher.operand, dict) else {}
     low, high = bounds.get("min"), bounds.get("max")
     if isinstance(low, int | float) and actual < low:
-        return ("value", f"{shown(actual)} is less than the least accepted, {shown(low)}")
+        return ("value", f"{shown_json(actual)} is less than the least accepted, {shown_json(low)}")
     if isinstance(high, int | float) and actual > high:
-        return ("value", f"{shown(actual)} is greater than the most accepted, {shown(high)}")
+        return (
+            "value",
+            f"{shown_json(actual)} is greater than the most accepted, {shown_json(high)}",
+        )
     return None
 
 
@@ -230,7 +233,7 @@ def _any_of(
 
 def _approx(matcher: Matcher, actual: JsonValue) -> _Problem | None:
     if isinstance(actual, bool) or not isinstance(actual, int | float):
-        return ("type", f"{shown(actual)} is not a number")
+        return ("type", f"{shown_json(actual)} is not a number")
     target = matcher.operand
     if not isinstance(target, int | float):
         return ("value", "malformed $approx")
@@ -261,7 +264,7 @@ def _text(
     name: str | None,
 ) -> _Problem | None:
     if not isinstance(actual, str):
-        return ("type", f"{shown(actual)} is not a string")
+        return ("type", f"{shown_json(actual)} is not a string")
     op = str(matcher.operand)
     text = walker.text(actual, schema, name) if walker.options.semantic else actual
     if matcher.name == "$regex":

@@ -12,15 +12,15 @@ their failures with the same type names (`type_phrase`).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 
-__all__ = ["EXPECTS_LEFT_OUT", "schema_reason", "shown", "type_phrase"]
+from toolgrade._core.json_data import shown_json
+
+__all__ = ["EXPECTS_LEFT_OUT", "schema_reason", "type_phrase"]
 
 EXPECTS_LEFT_OUT = "the case expects the argument left out"
 """What a value given for an argument the case wants absent (`$absent`) is told."""
 
-_SHOWN_CHARS = 40
 _LISTED = 5  # enum values named in a reason
 
 _ARTICLE = {
@@ -32,12 +32,6 @@ _ARTICLE = {
     "object": "an object",
     "null": "null",
 }
-
-
-def shown(value: object, limit: int = _SHOWN_CHARS) -> str:
-    """A value as JSON, cut to `limit` characters (`"abc"`, `null`, `[1, 2]`)."""
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def type_phrase(types: object) -> str:
@@ -70,7 +64,7 @@ def _bound(
     def reason(keyword: str, rule: object, value: str) -> str | None:
         if not _is_number(rule):
             return None
-        n = shown(rule)
+        n = shown_json(rule)
         return f"{value} {sentence(n)} (schema: {keyword} {n})"
 
     return reason
@@ -98,13 +92,13 @@ def _type(keyword: str, rule: object, value: str) -> str | None:
 def _enum(keyword: str, rule: object, value: str) -> str | None:
     if not isinstance(rule, list):
         return None
-    listed = ", ".join(shown(item) for item in rule[:_LISTED])
+    listed = ", ".join(shown_json(item) for item in rule[:_LISTED])
     more = f" and {len(rule) - _LISTED} more" if len(rule) > _LISTED else ""
     return f"{value} is not one of {listed}{more} (schema: enum)"
 
 
 def _const(keyword: str, rule: object, value: str) -> str | None:
-    return f"{value} is not {shown(rule)} (schema: const)"
+    return f"{value} is not {shown_json(rule)} (schema: const)"
 
 
 def _pattern(keyword: str, rule: object, value: str) -> str | None:
@@ -172,7 +166,7 @@ def schema_reason(keyword: str | None, rule: object, value: object, *, fallback:
         >>> schema_reason("maximum", 10, 99, fallback="")
         '99 is greater than 10 (schema: maximum 10)'
     """
-    text = shown(value)
+    text = shown_json(value)
     if keyword is None:
         return f"{text} is not allowed by the tool schema"
     if keyword == "oneOf":

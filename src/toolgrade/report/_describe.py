@@ -6,10 +6,9 @@ A conversation's reason is its first failure, placed: `Turn 2: wrong_args — ..
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
-from toolgrade._core.json_data import JsonValue
+from toolgrade._core.json_data import shown_json
 from toolgrade._core.transcript import FirstFailure
 from toolgrade._core.vocab import Mismatch, ToolCall
 from toolgrade.results import CaseResult, Status
@@ -22,7 +21,6 @@ __all__ = [
     "where_text",
 ]
 
-_VALUE_CHARS = 40
 _MESSAGE_CHARS = 480
 
 # A conversational status on a result that carries no record (e.g. built by hand).
@@ -218,12 +216,7 @@ def mismatch_sentence(mismatch: Mismatch) -> str:
     if not mismatch.values_known:
         return f"Wrong {kind} for '{name}': {mismatch.message}"
     text = (
-        f"Wrong {kind} for '{name}': expected {_short(mismatch.expected)}, "
-        f"got {_short(mismatch.actual)}"
+        f"Wrong {kind} for '{name}': expected {shown_json(mismatch.expected)}, "
+        f"got {shown_json(mismatch.actual)}"
     )
     return f"{text} ({mismatch.message})" if mismatch.message else text
-
-
-def _short(value: JsonValue) -> str:
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
-    return text if len(text) <= _VALUE_CHARS else text[: _VALUE_CHARS - 3] + "..."

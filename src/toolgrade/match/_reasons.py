@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from toolgrade._core.json_data import shown_json
+from toolgrade.match._matchers import _is_number
 
 __all__ = ["EXPECTS_LEFT_OUT", "schema_reason", "type_phrase"]
 
@@ -50,10 +51,6 @@ def type_phrase(types: object) -> str:
 
 def _plural(n: object, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _bound(

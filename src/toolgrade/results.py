@@ -19,7 +19,16 @@ from toolgrade._core.transcript import ConversationRecord
 from toolgrade._core.verdict import Verdict
 from toolgrade._core.vocab import Mismatch, PairResult, Rubric, Status, ToolCall
 
-__all__ = ["CaseResult", "ConversationRecord", "PairResult", "RunResult", "Status", "Verdict"]
+__all__ = [
+    "CaseResult",
+    "ConversationRecord",
+    "PairResult",
+    "RunResult",
+    "Status",
+    "StreamCheck",
+    "StreamVerdict",
+    "Verdict",
+]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
@@ -96,6 +105,34 @@ class CaseResult(BaseModel):
         return data
 
 
+StreamVerdict = Literal["agree", "diverge", "noise", "failed"]
+"""What a stream check found: `agree` the streamed and whole answers carry the same calls;
+`diverge` they differ while two whole answers agree (the server's streaming path changes
+the answer); `noise` the two whole answers differ too (sampling, not the stream: nothing
+to blame); `failed` a request failed."""
+
+
+class StreamCheck(BaseModel):
+    """One sampled case asked streamed, whole, and whole again with the same settings."""
+
+    model_config = _FROZEN
+
+    case_id: str
+    """The case's id."""
+    repeat: int = 0
+    """The repetition asked."""
+    verdict: StreamVerdict
+    """What the three answers say together."""
+    detail: str = ""
+    """What differs, for people."""
+    streamed: JsonValue = None
+    """The streamed answer (the raw output, as a result keeps it)."""
+    whole: JsonValue = None
+    """The answer asked without streaming."""
+    whole_again: JsonValue = None
+    """A second answer asked without streaming, to tell the stream from sampling."""
+
+
 class RunResult(BaseModel):
     """A whole run: its settings, every case result, and its metrics."""
 
@@ -139,3 +176,13 @@ class RunResult(BaseModel):
     """Labels given to the run (e.g. `baseline`, `v1.2`)."""
     results: tuple[CaseResult, ...] = ()
     """One result per case and repetition."""
+    stream_checks: tuple[StreamCheck, ...] = ()
+    """`--stream-check N`: the sampled cases asked streamed and whole (left out of the
+    JSON when empty, so that runs without a check read as before the field existed)."""
+
+    @model_serializer(mode="wrap")
+    def _without_empty_checks(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and not data.get("stream_checks", 1):
+            del data["stream_checks"]
+        return data

@@ -25,6 +25,8 @@ a run with conversations adds their section (`RunMetrics.conversations`). Defini
   changed, the flip rate, and whether a run at temperature 0 still flipped).
   With repeats, accuracy counts every repetition as a trial, its interval clustered.
 - **Latency** p50/p95 over the results that have one.
+- **Serving**: every result's serving class (how its answer reached the client) and
+  the accuracy *as served*: passing with every call delivered as `tool_calls`.
 - **Conversations** (only when the run has some): their counts and accuracy, progress,
   per-turn accuracy, trajectory P/R/F1, steps and calls, first-failure causes, modes,
   and pass^k with bootstrap intervals that resample whole conversations.
@@ -54,6 +56,7 @@ from toolgrade.metrics._noise import NoiseFloor, noise_floor, request_temperatur
 from toolgrade.metrics._rates import NO_CALL_KEY, NO_VALUE_KEY, TOO_WIDE, Breakdown, case_tools
 from toolgrade.metrics._repeats import CaseConsistency, PassHatK, pass_hat_k
 from toolgrade.metrics._run import RunMetrics, compute_metrics
+from toolgrade.metrics._serving import ServingMetrics, run_is_native, serving_section
 from toolgrade.stats import Rate, rate_of
 
 __all__ = [
@@ -69,6 +72,7 @@ __all__ = [
     "PassHatK",
     "Rate",
     "RunMetrics",
+    "ServingMetrics",
     "TOO_WIDE",
     "TurnAccuracy",
     "case_tools",
@@ -84,4 +88,6 @@ __all__ = [
     "per_turn_accuracy",
     "rate_of",
     "request_temperature",
+    "run_is_native",
+    "serving_section",
 ]

@@ -24,6 +24,7 @@ from toolgrade.metrics._rates import (
     call_level,
 )
 from toolgrade.metrics._repeats import CaseConsistency, all_agree, consistency, unbiased
+from toolgrade.metrics._serving import ServingMetrics, run_is_native, serving_section
 from toolgrade.results import CaseResult, RunResult, Status
 from toolgrade.stats import Interval, Rate, bootstrap_mean_interval
 
@@ -94,6 +95,9 @@ class RunMetrics:
     noise: NoiseFloor | None = None
     """The noise floor: the cases whose tries gave different verdicts with nothing
     changed (None without repeats, or when no case has two scored tries)."""
+    serving: ServingMetrics | None = None
+    """How the answers reached the client: the serving classes and the accuracy as
+    served (None only for metrics built by hand)."""
 
     def to_dict(self) -> JsonObject:
         """Return every metric as a JSON object (breakdowns as lists of rows)."""
@@ -134,6 +138,8 @@ class RunMetrics:
         # An optional section: a run without conversations has no such key.
         if self.conversations is not None:
             data["conversations"] = self.conversations.to_dict()
+        if self.serving is not None:
+            data["serving"] = self.serving.to_dict()
         return data
 
 
@@ -213,6 +219,13 @@ def compute_metrics(run: RunResult, *, seed: int = 0, cluster_by: str = "case") 
             )
             if per_case
             else None
+        ),
+        serving=serving_section(
+            results,
+            clusters,
+            native=run_is_native(run.backend),
+            server=run.server,
+            model=run.model,
         ),
     )
 

@@ -10,6 +10,7 @@ parse a format found in the text. Split by responsibility: `_classes` (the class
 
 from toolgrade.serving._classes import CLEAN, FAULTS, ServingClass
 from toolgrade.serving._classify import (
+    CALL_PREFIX,
     REASONING_FIELDS,
     STRUCTURED_FORMATS,
     Answer,
@@ -22,6 +23,7 @@ from toolgrade.serving._hints import SERVER_FIXES, parser_hint, server_of
 
 __all__ = [
     "Answer",
+    "CALL_PREFIX",
     "CLEAN",
     "FAULTS",
     "REASONING_FIELDS",

@@ -10,7 +10,8 @@ One answer's class, first match wins:
 2. prompt mode, or an output that is text by nature → `prompted` (its faults:
    `empty`, `truncated`);
 3. structured `tool_calls` a client cannot use → `malformed_call`;
-4. calls read only from the message's text → `calls_in_text` (the format named);
+4. calls read only from the message's text, or only a call's beginning
+   (`functions.NAME:`) → `calls_in_text` (the format named);
 5. calls only in the reasoning field → `calls_in_reasoning`;
 6. cut at the token limit → `truncated`; nothing at all → `empty`;
 7. otherwise `structured` (calls as `tool_calls`) or `text_only` (no call).
@@ -21,6 +22,7 @@ A result's class is its first faulty answer's (a conversation's steps in order),
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -30,6 +32,7 @@ from toolgrade.results import CaseResult
 from toolgrade.serving._classes import ServingClass
 
 __all__ = [
+    "CALL_PREFIX",
     "REASONING_FIELDS",
     "STRUCTURED_FORMATS",
     "Answer",
@@ -46,6 +49,13 @@ REASONING_FIELDS = ("reasoning_content", "reasoning", "thinking")
 """Where servers put a reasoning model's thoughts (vLLM and DeepSeek; vLLM's newer name
 and LM Studio; Ollama)."""
 
+CALL_PREFIX = "call_prefix"
+"""The format named when only a call's beginning came as text (`functions.NAME:`)."""
+
+# llama-cpp-python's `chatml-function-calling` handler, streamed with `tool_choice: auto`,
+# sends the model's `functions.read_file:` as text and stops: the call's arguments never
+# come (`make e2e`, llama-cpp-python 0.3.36). Whole, the same request gives `tool_calls`.
+_PREFIX_ONLY = re.compile(r"\s*functions\.[A-Za-z_][\w.-]{0,127}:\s*")
 _LENGTH = frozenset(("length", "max_tokens"))
 _SHOWN = 120
 
@@ -197,6 +207,12 @@ def classify_answer(answer: Answer, *, native: bool = True) -> ServingVerdict:
         also = ", cut at the token limit" if cut else ""
         return ServingVerdict(
             ServingClass.CALLS_IN_TEXT, f"{found} in the text, none in tool_calls{also}", fmt
+        )
+    if _PREFIX_ONLY.fullmatch(text):
+        return ServingVerdict(
+            ServingClass.CALLS_IN_TEXT,
+            f"only a call's beginning came, as text ({text.strip()!r}): its arguments were lost",
+            CALL_PREFIX,
         )
     thought = _reasoning(message)
     if thought:

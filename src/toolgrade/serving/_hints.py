@@ -15,6 +15,11 @@ from toolgrade._core.json_data import JsonValue
 
 __all__ = ["SERVER_FIXES", "parser_hint", "server_of"]
 
+_PREFIX_FIX = (
+    "llama-cpp-python's chatml-function-calling handler sends no tool call when streamed:"
+    " run with --no-stream"
+)
+
 _VLLM: dict[str, str] = {
     "hermes": "hermes",
     "mistral": "mistral",
@@ -123,6 +128,8 @@ def parser_hint(fmt: str | None, server: str) -> str | None:
     """
     if not fmt or fmt == "none":
         return None
+    if fmt == "call_prefix":  # serving.CALL_PREFIX: `functions.NAME:` and nothing more
+        return _PREFIX_FIX
     parsers = {"vllm": _VLLM, "sglang": _SGLANG}.get(server)
     if parsers is not None:
         name = "vLLM" if server == "vllm" else "SGLang"

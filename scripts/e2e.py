@@ -254,6 +254,10 @@ def toolgrade(*args: str, home: Path, check: bool = True) -> subprocess.Complete
     return done
 
 
+# `native-whole` is native mode asked without streaming: llama-cpp-python's
+# chatml-function-calling handler returns structured tool calls only then.
+WIRE = {"native-whole": "native"}
+STREAMING = {"native-whole": ("--no-stream",)}
 CONVERSATION_SUITE = "coding-agent-multiturn"
 CONVERSATION_MODES = {"conversations": (), "conversations-forced": ("--teacher-forcing",)}
 
@@ -270,7 +274,8 @@ def run_mode(
 ) -> dict[str, object]:
     """Run the suite in one mode; return the run's JSON report."""
     label = f"e2e-{mode}"
-    wire = args.spec.wire if suite else mode
+    wire = args.spec.wire if suite else WIRE.get(mode, mode)
+    extra = (*extra, *STREAMING.get(mode, ()))
     command = [
         "run", "--suite", suite or args.suite, "--model", f"llamacpp/{args.spec.alias}",
         "--base-url", url,
@@ -339,13 +344,26 @@ def summary(mode: str, report: dict[str, object]) -> str:
             f"mean progress {mean:.1%}, {counts['timeout']} timeouts, {counts['error']} errors;"
             f" {elapsed / 60:.1f} min in all; first failures: "
             + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()) if k != "correct")
+            + _serving(report)
         )
     return (
         f"{mode}: {correct}/{len(scored)} correct ({rate:.1%}), "
         f"{counts['timeout']} timeouts, {counts['error']} errors; "
         f"median {median:.1f} s per case, {elapsed / 60:.1f} min in all; "
         + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+        + _serving(report)
     )
+
+
+def _serving(report: dict[str, object]) -> str:
+    """The accuracy as served and the serving classes found (docs/serving.md)."""
+    metrics = report.get("metrics")
+    serving = metrics.get("serving") if isinstance(metrics, dict) else None
+    if not isinstance(serving, dict):
+        return ""
+    served = serving["as_served"]
+    counts = ", ".join(f"{k} {v}" for k, v in serving["counts"].items() if v)
+    return f"; as served {served['passed']}/{served['n']}; serving: {counts}"
 
 
 def record(

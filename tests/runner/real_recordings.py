@@ -4,7 +4,10 @@
 the built-in suite in native and prompt mode and the first conversations of the built-in
 `coding-agent-multiturn` suite on-policy and teacher-forced, and records every raw answer
 with the suites as they ran and the verdicts (reviewed by hand). `RECORDINGS` names each
-recording's folder; `replayed` judges one of its runs again.
+recording's folder; `replayed` judges one of its runs again. The `-chatml` recording is
+Qwen2.5-Coder on llama-cpp-python's `chatml-function-calling` handler, native mode only,
+streamed (`native`) and not (`native-whole`): `make e2e E2E_ARGS="--chat-format
+chatml-function-calling --modes native,native-whole --conversations 0 --record DIR"`.
 """
 
 from __future__ import annotations
@@ -19,7 +22,10 @@ REAL = Path(__file__).resolve().parent.parent / "data" / "real"
 RECORDINGS = {
     "qwen2.5-coder-0.5b": REAL,
     "gemma3-270m": REAL / "gemma3-270m",
+    "qwen2.5-coder-0.5b-chatml": REAL / "qwen2.5-coder-0.5b-chatml",
 }
+WIRE = {"native-whole": "native"}
+"""A recorded run's mode on the wire: `native-whole` is native mode, not streamed."""
 CONVERSATION_MODES = {"conversations": False, "conversations-forced": True}
 
 
@@ -44,7 +50,7 @@ def replayed(model: str, mode: str) -> toolgrade.RunResult:
     folder = RECORDINGS[model]
     if mode not in CONVERSATION_MODES:
         suite = toolgrade.load_suite(folder / "suite.json")
-        options = toolgrade.RunOptions(mode=mode, warmup=False)
+        options = toolgrade.RunOptions(mode=WIRE.get(mode, mode), warmup=False)
         return toolgrade.run_suite(
             suite, f"replay/{folder / f'{mode}.jsonl'}", options=options, progress="none"
         )

@@ -60,6 +60,8 @@ def test_real_recording_answers_the_builtin_suites_prompts(model: str) -> None:
         ("suite.json", "coding-agent"),
         ("conversations-suite.json", "coding-agent-multiturn"),
     ):
+        if not (folder / recorded_name).exists():  # a recording without conversations
+            continue
         ran = toolgrade.load_suite(folder / recorded_name)
         now = toolgrade.load_suite(builtin_name)
         assert ran.tools == now.tools, recorded_name
@@ -87,7 +89,10 @@ def test_real_replay_every_case_has_a_result(model: str, mode: str) -> None:
     suite = toolgrade.load_suite(RECORDINGS[model] / "suite.json")
     results = replayed(model, mode).results
     assert sorted(r.case_id for r in results) == sorted(c.id for c in suite.cases)
-    assert not [r for r in results if r.status == "error"]
+    # An error is only one the server gave while recording (a line without an answer).
+    lines = (RECORDINGS[model] / f"{mode}.jsonl").read_text(encoding="utf-8").splitlines()
+    failed = sorted(json.loads(line)["case_id"] for line in lines if '"error"' in line)
+    assert sorted(r.case_id for r in results if r.status == "error") == failed
 
 
 def _call_shaped(result: toolgrade.CaseResult) -> bool:

@@ -230,3 +230,23 @@ def test_the_qwen_recording_as_served() -> None:
     assert serving.counts["structured"] == 0
     assert serving.formats_in_text == {"fenced_json": 69, "json": 5}
     assert (serving.as_served.passed, serving.lost.passed) == (6, 17)
+
+
+def test_the_chatml_function_calling_recording() -> None:
+    """llama-cpp-python's chatml-function-calling handler, tool_choice=auto: a message may
+    hold only a function's name (`functions.NAME:`); a call, streamed, ends the stream
+    with no answer ("Automatic streaming tool choice is not supported"), and whole comes
+    as structured `tool_calls`."""
+    model = "qwen2.5-coder-0.5b-chatml"
+    streamed = {r.case_id: serving_verdict(r) for r in replayed(model, "native").results}
+    whole = {r.case_id: serving_verdict(r) for r in replayed(model, "native-whole").results}
+    calls = sorted(c for c, v in whole.items() if v.kind is ServingClass.STRUCTURED)
+    assert calls == ["TC-015", "TC-057"]
+    assert all(streamed[c].kind is ServingClass.REQUEST_FAILED for c in calls)
+    rest = {c: v for c, v in streamed.items() if c not in calls}
+    assert {v.kind for v in rest.values()} == {ServingClass.CALLS_IN_TEXT}
+    assert {v.fmt for v in rest.values()} == {"call_prefix"}
+    assert all(whole[c].kind is ServingClass.CALLS_IN_TEXT for c in rest)
+    serving = compute_metrics(replayed(model, "native-whole")).serving
+    assert serving is not None
+    assert serving.formats_in_text == {"call_prefix": 83}

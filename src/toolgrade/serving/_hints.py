@@ -16,8 +16,9 @@ from toolgrade._core.json_data import JsonValue
 __all__ = ["SERVER_FIXES", "parser_hint", "server_of"]
 
 _PREFIX_FIX = (
-    "llama-cpp-python's chatml-function-calling handler sends no tool call when streamed:"
-    " run with --no-stream"
+    "llama-cpp-python's chatml-function-calling handler (tool_choice=auto) lets a message"
+    " hold only a function's name: serve the model with its GGUF's own chat template"
+    " (no --chat_format), or with llama-server --jinja"
 )
 
 _VLLM: dict[str, str] = {

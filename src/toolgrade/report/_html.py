@@ -32,6 +32,7 @@ from toolgrade.report._plain import (
 from toolgrade.report._raw import RawPart, clip_parts, group_calls, raw_parts, raw_text
 from toolgrade.report._sections import ConversationView
 from toolgrade.report._serving import (
+    divergence_title,
     divergences,
     fault_text,
     serving_line,
@@ -98,8 +99,8 @@ class FailureRow:
 class Divergence:
     """One stream check whose streamed and whole answers differ, as the page shows it."""
 
-    name: str
-    detail: str
+    title: str
+    """`TC-015: diverge — <what differs>`."""
     streamed: str
     whole: str
 
@@ -212,8 +213,7 @@ def _divergences(data: ReportInput) -> tuple[Divergence, ...]:
     repeated = data.run.repeat > 1
     return tuple(
         Divergence(
-            name=f"{c.case_id} repeat {c.repeat}" if repeated else c.case_id,
-            detail=_bounded(c.detail, 1000),
+            title=_bounded(divergence_title(c, repeated=repeated), 1000),
             streamed=_bounded(raw_text(c.streamed)),
             whole=_bounded(raw_text(c.whole)),
         )

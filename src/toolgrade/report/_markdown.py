@@ -18,6 +18,7 @@ from toolgrade.report._mentions import neutralise_references
 from toolgrade.report._plain import calls_text, clip, label, pct, prompt_text, terminal_safe
 from toolgrade.report._raw import raw_text
 from toolgrade.report._serving import (
+    divergence_title,
     divergences,
     fault_text,
     serving_line,
@@ -118,8 +119,7 @@ def _stream_checks(run: RunResult) -> list[str]:
     out = ["", "### Stream check", "", _inline(stream_check_counts(checks)) + "."]
     shown, more = divergences(checks)
     for check in shown:
-        name = f"{check.case_id} repeat {check.repeat}" if run.repeat > 1 else check.case_id
-        title = f"{name}: diverge — {check.detail}"
+        title = divergence_title(check, repeated=run.repeat > 1)
         summary = html.escape(terminal_safe(clip(title, 200)), quote=False)
         out += ["", "<details>", f"<summary>{summary}</summary>", ""]
         out += ["**Streamed**", "", *_code_block(raw_text(check.streamed)), ""]

@@ -29,6 +29,7 @@ __all__ = [
     "GLOSSES",
     "PROMPT_FAULTS",
     "as_served_line",
+    "divergence_title",
     "divergences",
     "fault_detail",
     "fault_text",
@@ -153,6 +154,12 @@ def stream_check_counts(checks: Sequence[StreamCheck]) -> str:
     counts = Counter(c.verdict for c in checks)
     tally = " · ".join(f"{v} {counts[v]}" for v in _VERDICTS)
     return f"{count_text(len(checks), 'case')} asked streamed and whole: {tally}"
+
+
+def divergence_title(check: StreamCheck, *, repeated: bool) -> str:
+    """`TC-015: diverge — <what differs>` (`TC-015 repeat 1: ...` when the run repeats)."""
+    name = f"{check.case_id} repeat {check.repeat}" if repeated else check.case_id
+    return f"{name}: diverge — {check.detail}" if check.detail else f"{name}: diverge"
 
 
 def divergences(

@@ -11,6 +11,7 @@ from toolgrade.metrics import Breakdown
 from toolgrade.report._plain import calls_text, clip, label, pct, prompt_text, terminal_safe
 from toolgrade.report._raw import raw_text
 from toolgrade.report._serving import (
+    divergence_title,
     divergences,
     fault_text,
     serving_line,
@@ -151,14 +152,11 @@ def _stream_checks(run: RunResult) -> list[str]:
     out = ["", "Stream Check:", f"  {stream_check_counts(checks)}"]
     shown, more = divergences(checks)
     for check in shown:
-        name = f"{check.case_id} repeat {check.repeat}" if run.repeat > 1 else check.case_id
-        out.append(f"  {terminal_safe(name)}: diverge — {terminal_safe(check.detail)}")
+        out.append(f"  {terminal_safe(divergence_title(check, repeated=run.repeat > 1))}")
         out += _field("Streamed", raw_text(check.streamed), _OUTPUT_CHARS)
         out += _field("Whole", raw_text(check.whole), _OUTPUT_CHARS)
     if more:
-        out.append(
-            f"  ... and {more:,} more divergences (the HTML and JSON reports show every one)"
-        )
+        out.append(f"  ... and {more:,} more divergences (the HTML and JSON reports show them)")
     return out
 
 

@@ -446,3 +446,19 @@ def test_schema_lists_every_serving_field(serving_run: toolgrade.RunResult) -> N
     verdict = defs["serving_verdict"]["properties"]
     assert verdict["class"]["enum"] == [c.value for c in ServingClass]
     assert set(verdict) == {"class", "detail", "format", "where"}
+
+
+def test_conversation_fault_says_where(serving_run: toolgrade.RunResult) -> None:
+    """A conversation's fault names the answer at fault: turn and step, from 1."""
+    conversations = replayed("qwen2.5-coder-0.5b", "conversations")
+    text = _render(conversations, "text")
+    assert (
+        "    Serving:  calls_in_text: 1 call(s) as fenced_json in the text, none in tool_calls"
+        " (turn 2, step 1)\n"
+    ) in text
+    doc = json.loads(_render(conversations, "json"))
+    wheres = {c["serving"].get("where") for c in doc["cases"]}
+    assert "turn 1, step 1" in wheres
+    html = _render(conversations, "html")
+    conversation = html.split('<section id="conversations">', 1)[1]
+    assert '<span class="serving fault" title="calls_in_text: 1 call(s) as ' in conversation

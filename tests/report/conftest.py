@@ -18,7 +18,7 @@ import pytest
 from browser import chromium
 
 import toolgrade
-from toolgrade.results import Status
+from toolgrade.results import Status, StreamCheck
 
 if TYPE_CHECKING:
     from selenium.webdriver.remote.webdriver import WebDriver
@@ -144,3 +144,132 @@ def golden() -> Callable[[str, str], None]:
 def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebDriver]:
     """A headless Chromium for the browser tests (skipped when there is none)."""
     yield from chromium(tmp_path_factory)
+
+
+def _said(content: str, **fields: object) -> dict[str, object]:
+    """An assistant message whose calls (if any) are in its text only."""
+    return {"role": "assistant", "content": content, **fields}
+
+
+# A server whose tool-call parser misses most calls: what the serving verdict is for.
+# The duplicated call id is model text that must stay inert in every format.
+BAD_ID = "call_<img src=x onerror=alert(1)>@octocat #12"
+SERVING_UPDATES: dict[str, dict[str, object]] = {
+    "TC-002": {
+        "extraction_format": "fenced_json",
+        "raw_response": _said(
+            '```json\n{"name": "search", "arguments": {"pattern": "TODO", "path": "src"}}\n```'
+        ),
+    },
+    "TC-015": {
+        "raw_response": _said('{"name": "read_file", "arguments": {"path": "config.py"}}'),
+    },
+    "TC-023": {
+        "raw_response": _said(
+            '<tool_call>\n{"name": "search", "arguments": {"path": "src"}}\n</tool_call>'
+        ),
+    },
+    "TC-031": {
+        "raw_response": _said(
+            "edit_file(path='src/main.py', old='x = 1', new='x = 2', backup=True)"
+        ),
+    },
+    "TC-042": {
+        "raw_response": _said(
+            "",
+            reasoning_content='I will call {"name": "read_file", "arguments": {"path":'
+            ' "config.yaml"}}',
+        ),
+    },
+    "TC-043": {
+        "extraction_format": "openai",
+        "raw_response": _said(
+            "",
+            tool_calls=[
+                {
+                    "id": BAD_ID,
+                    "type": "function",
+                    "function": {"name": "search", "arguments": '{"pattern": "today"}'},
+                }
+            ]
+            * 2,
+        ),
+    },
+    "TC-051": {
+        "finish_reason": "length",
+        "raw_response": _said('<tool_call>{"name": "search", "arguments": {"pattern": "deprec'),
+    },
+    "TC-070": {"raw_response": _said("")},
+    "TC-099": {
+        "raw_response": _said(
+            '<tool_call>{"name": "write_file", "arguments": {"path": "a.txt", "content":'
+            " \"<script>document.title='PWNED'</script>\"}}</tool_call>"
+        ),
+    },
+}
+
+STREAMED = _said("<script>alert(1)</script> ask @octocat about #12 | *bold* ``` done")
+WHOLE = {
+    "role": "assistant",
+    "content": None,
+    "tool_calls": [
+        {
+            "id": "c1",
+            "type": "function",
+            "function": {"name": "search", "arguments": '{"pattern": "parse_config"}'},
+        }
+    ],
+}
+STREAM_CHECKS = (
+    StreamCheck(case_id="TC-001", verdict="agree", streamed=WHOLE, whole=WHOLE, whole_again=WHOLE),
+    StreamCheck(
+        case_id="TC-015",
+        verdict="diverge",
+        detail='streamed: no call; whole: search(pattern="parse_config") twice',
+        streamed=STREAMED,
+        whole=WHOLE,
+        whole_again=WHOLE,
+    ),
+    StreamCheck(
+        case_id="TC-023",
+        verdict="noise",
+        detail="the two whole answers differ too",
+        streamed=WHOLE,
+        whole=WHOLE,
+        whole_again=STREAMED,
+    ),
+    StreamCheck(case_id="TC-061", verdict="failed", detail="HTTP 500 from the server"),
+)
+
+
+@pytest.fixture(scope="session")
+def serving_run(run: toolgrade.RunResult) -> toolgrade.RunResult:
+    """The candidate run served by a vLLM whose parser misses calls, with a stream check.
+
+    Structured 2, calls_in_text 6 (one passing: the accuracy as served drops from 3/11 to
+    2/11), calls_in_reasoning 1, malformed_call 1, empty 1, request_failed 2.
+    """
+    results = tuple(
+        r.model_copy(update=SERVING_UPDATES[r.case_id]) if r.case_id in SERVING_UPDATES else r
+        for r in run.results
+    )
+    return run.model_copy(
+        update={
+            "results": results,
+            "backend": {**run.backend, "mode": "native"},
+            "server": {**run.server, "server": "vllm"},
+            "stream_checks": STREAM_CHECKS,
+        }
+    )
+
+
+@pytest.fixture(scope="session")
+def clean_run(run: toolgrade.RunResult) -> toolgrade.RunResult:
+    """A native run where every answer reached the client as sent: structured or text."""
+    kept = {"TC-001", "TC-050", "TC-070"}
+    results = tuple(
+        r.model_copy(update={"raw_response": _said("Hello!")}) if r.case_id == "TC-070" else r
+        for r in run.results
+        if r.case_id in kept
+    )
+    return run.model_copy(update={"results": results, "backend": {**run.backend, "mode": "native"}})

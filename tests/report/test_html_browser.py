@@ -142,3 +142,46 @@ def test_browser_detects_an_unescaped_payload(driver: WebDriver, tmp_path: Path)
     _open(driver, bad)
     pwned, _, title = driver.execute_script(PWNED)
     assert pwned == "1" and title == "PWNED"
+
+
+@pytest.fixture(scope="module")
+def served_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The page of a run served by a vLLM whose parser missed most calls (conftest)."""
+    from conftest import serving_run
+
+    run = toolgrade.RunResult.model_validate_json(
+        (Path(__file__).resolve().parent.parent / "data" / "report" / "run.json").read_text(
+            encoding="utf-8"
+        )
+    )
+    served = serving_run.__wrapped__(run)  # type: ignore[attr-defined]
+    return toolgrade.write_report(served, "html", tmp_path_factory.mktemp("html") / "served.html")
+
+
+def test_browser_filters_by_serving_class(driver: WebDriver, served_page: Path) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    driver.get_log("browser")  # read out what earlier pages logged
+    _open(driver, served_page)
+    serving = Select(driver.find_element(By.ID, "filter-serving"))
+    serving.select_by_value("calls_in_text")
+    assert _shown(driver) == ["TC-015", "TC-023", "TC-031", "TC-051", "TC-099"]
+    Select(driver.find_element(By.ID, "filter-status")).select_by_value("wrong_args")
+    assert _shown(driver) == ["TC-023", "TC-031", "TC-099"]
+    serving.select_by_value("structured")
+    assert _shown(driver) == []
+    assert driver.find_element(By.ID, "accuracy-as-served").text == "18.2%"
+    label = driver.find_element(By.CSS_SELECTOR, "tbody[data-name='TC-043'] .serving.fault")
+    assert label.get_attribute("textContent") == "malformed_call"  # its row is filtered out
+    assert "call_<img src=x onerror=alert(1)>@octocat #12" in (label.get_attribute("title") or "")
+    pwned, prompt_pwned, title = driver.execute_script(PWNED)
+    assert (pwned, prompt_pwned) == (None, None) and "PWNED" not in title
+    assert driver.find_elements(By.CSS_SELECTOR, "main img, main script") == []
+    errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    assert errors == []
+
+
+def test_browser_serving_filter_from_url_fragment(driver: WebDriver, served_page: Path) -> None:
+    _open(driver, served_page, "#serving=calls_in_reasoning")
+    assert _shown(driver) == ["TC-042"]

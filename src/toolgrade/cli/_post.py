@@ -2,9 +2,10 @@
 
 In order: resolve the baseline (before saving, so that a tag the new run carries can
 not make the run its own baseline), save the run to the history, compare, print the
-text report and the summary line, warn when too many cases timed out, write the
-requested report files, say where the run is, and choose the exit code. A reader of the
-printed report that goes away (`| head`) stops the printing only.
+text report and the summary line (and the accuracy as served when it differs from the
+model's), warn when too many cases timed out, write the requested report files, say
+where the run is, and choose the exit code. A reader of the printed report that goes
+away (`| head`) stops the printing only.
 
 A run in which no case could be scored fails, so that CI does not pass on it: exit code
 2 when the input was the cause (a responses file that answers none of the cases), 3 when
@@ -23,7 +24,7 @@ from toolgrade.backends import NO_RECORDED_RESPONSE
 from toolgrade.cli._process import silence_stdout
 from toolgrade.compare import Comparison
 from toolgrade.errors import BaselineError, ConfigError, SaveError
-from toolgrade.report import report_formats
+from toolgrade.report import as_served_line, report_formats
 from toolgrade.results import RunResult, Status
 from toolgrade.runner import run_summary_line, timeout_warning
 
@@ -104,6 +105,9 @@ def after_run(result: RunResult, options: PostRunOptions) -> int:
         try:
             typer.echo(text, nl=False)
             typer.echo(f"\nSummary: {run_summary_line(result.results)}")
+            served = as_served_line(metrics)
+            if served is not None:  # the accuracy a client reading tool_calls would see
+                typer.echo(served)
         except BrokenPipeError:
             # The reader went away (`toolgrade run ... | head`): the run is saved; the
             # report files are still written and the exit code still tells the outcome.

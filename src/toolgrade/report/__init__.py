@@ -13,6 +13,7 @@ from toolgrade.report._render import (
     report_formats,
     write_report,
 )
+from toolgrade.report._serving import as_served_line
 from toolgrade.report._view import FAILURES_SHOWN, ReportInput
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "ReportFormat",
     "ReportInput",
     "ReportWriter",
+    "as_served_line",
     "bar_chart",
     "clip",
     "describe_failure",

@@ -29,8 +29,16 @@ from toolgrade.report._plain import (
     prompt_text,
     terminal_safe,
 )
-from toolgrade.report._raw import RawPart, clip_parts, group_calls, raw_parts
+from toolgrade.report._raw import RawPart, clip_parts, group_calls, raw_parts, raw_text
 from toolgrade.report._sections import ConversationView
+from toolgrade.report._serving import (
+    divergence_title,
+    divergences,
+    fault_text,
+    serving_line,
+    serving_rows,
+    stream_check_counts,
+)
 from toolgrade.report._summary import changed_cases, noise_warning, summary_rows
 from toolgrade.report._view import CaseView, ReportInput
 
@@ -81,6 +89,20 @@ class FailureRow:
     details: tuple[tuple[str, str, str, str, str], ...]
     """(path, reason, expected JSON, actual JSON) of every argument difference."""
     error: str | None
+    serving: str
+    """The case's serving class (`ServingClass` value), for its label and the filter."""
+    serving_fault: str
+    """The serving fault in one line (`fault_text`), empty when the class is clean."""
+
+
+@dataclass(frozen=True, slots=True)
+class Divergence:
+    """One stream check whose streamed and whole answers differ, as the page shows it."""
+
+    title: str
+    """`TC-015: diverge — <what differs>`."""
+    streamed: str
+    whole: str
 
 
 def _read(name: str) -> str:
@@ -149,7 +171,11 @@ def _row(case: CaseView) -> FailureRow:
     r = case.result
     prompt = prompt_text(r.prompt)
     tools = ", ".join(dict.fromkeys(c.name for c in r.expected)) or "(none)"
-    search = " ".join((case.name, r.category, r.status.value, tools, case.headline, prompt))
+    serving = case.serving.kind.value
+    fault = case.serving_fault
+    search = " ".join(
+        (case.name, r.category, r.status.value, serving, tools, case.headline, prompt)
+    )
     return FailureRow(
         name=case.name,
         category=r.category,
@@ -176,6 +202,22 @@ def _row(case: CaseView) -> FailureRow:
             for m in r.details
         ),
         error=r.error,
+        serving=serving,
+        serving_fault="" if fault is None else terminal_safe(clip(fault_text(fault), 500)),
+    )
+
+
+def _divergences(data: ReportInput) -> tuple[Divergence, ...]:
+    """Every stream check that diverged, both answers as text, cut and made printable."""
+    shown, _ = divergences(data.run.stream_checks, None)
+    repeated = data.run.repeat > 1
+    return tuple(
+        Divergence(
+            title=_bounded(divergence_title(c, repeated=repeated), 1000),
+            streamed=_bounded(raw_text(c.streamed)),
+            whole=_bounded(raw_text(c.whole)),
+        )
+        for c in shown
     )
 
 
@@ -235,6 +277,7 @@ def render_html(data: ReportInput) -> str:
         conversations=conversations,
         conversation_rows=summary_rows(m),
         facts=_facts,
+        fault_text=fault_text,
         run=data.run,
         m=m,
         comparison=data.comparison,
@@ -246,6 +289,13 @@ def render_html(data: ReportInput) -> str:
         rows=rows,
         statuses=sorted({r.status for r in rows}),
         categories=sorted({r.category for r in rows}),
+        servings=sorted({r.serving for r in rows}),
+        serving_line=serving_line(m),
+        serving_rows=serving_rows(m),
+        stream_checks=(
+            stream_check_counts(data.run.stream_checks) if data.run.stream_checks else None
+        ),
+        divergences=_divergences(data),
         pct=pct,
         label=label,
         csp=csp,

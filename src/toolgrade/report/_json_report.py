@@ -1,5 +1,8 @@
 """The JSON report: the whole run, its metrics and every case, in a versioned schema.
 
+Each case carries two derived fields beside its result: `reason` (why it failed, in
+words) and `serving` (how its answer reached the client: class, detail, format, where).
+
 The document's shape is described by `report.schema.json`, shipped in this package (see
 `report_schema()`); `report_schema_version` changes whenever a field is removed or
 changes meaning, never for an added optional field.
@@ -32,6 +35,7 @@ def report_document(data: ReportInput) -> JsonObject:
         # serializer in `render_json` turns the few non-JSON values (enums) into JSON.
         item = case.result.model_dump()
         item["reason"] = case.reason
+        item["serving"] = case.serving.to_dict()
         cases.append(item)
     comparison = data.comparison.to_dict() if data.comparison is not None else None
     return {

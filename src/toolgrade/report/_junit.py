@@ -2,6 +2,9 @@
 
 A conversation is one testcase too (one per repetition): its failure message is the
 first failure (`turn 2: wrong_args — ...`) and its `system-out` the short transcript.
+Every testcase has the property `serving` (its serving class), and `serving_detail`
+when that class is a fault; the testsuite has the accuracy as served and the count of
+each serving class found.
 
 Every value reaches the file through `_xml_safe`, which also neutralises GitHub
 mentions and issue references: CI reporters (dorny/test-reporter, EnricoMi's
@@ -18,6 +21,7 @@ from toolgrade.metrics import Breakdown, RunMetrics
 from toolgrade.report._mentions import neutralise_references
 from toolgrade.report._plain import calls_text, clip, prompt_text
 from toolgrade.report._raw import raw_text
+from toolgrade.report._serving import fault_detail
 from toolgrade.report._transcript import transcript_text
 from toolgrade.report._view import CaseView, ReportInput
 from toolgrade.results import Status
@@ -71,6 +75,7 @@ def render_junit(data: ReportInput) -> str:
         ("accuracy_ci_high", f"{m.accuracy.interval.high:.4f}"),
         *_detectable_properties(data),
         *((("cut_off", str(data.cut_off)),) if data.cut_off else ()),
+        *_serving_properties(m),
         *_noise_properties(m),
         *_row_properties(m),
         *_baseline_properties(data),
@@ -93,6 +98,25 @@ def _detectable_properties(data: ReportInput) -> list[tuple[str, str]]:
         ("detectable.discordance", f"{d.discordance:.4f}"),
         ("detectable.source", d.source),
     ]
+
+
+def _serving_properties(m: RunMetrics) -> list[tuple[str, str]]:
+    """The accuracy as served, its interval, and the results of each serving class found.
+
+    Named `accuracy_as_served`, `accuracy_as_served_ci_low`, `accuracy_as_served_ci_high`
+    and `serving.<class>` (only the classes with results).
+    """
+    s = m.serving
+    if s is None:
+        return []
+    served = s.as_served
+    out = [
+        ("accuracy_as_served", f"{served.rate:.4f}"),
+        ("accuracy_as_served_ci_low", f"{served.interval.low:.4f}"),
+        ("accuracy_as_served_ci_high", f"{served.interval.high:.4f}"),
+    ]
+    out += [(f"serving.{kind}", str(n)) for kind, n in s.counts.items() if n]
+    return out
 
 
 def _noise_properties(m: RunMetrics) -> list[tuple[str, str]]:
@@ -164,6 +188,14 @@ def _testcase(parent: ET.Element, case: CaseView, suite_name: str) -> None:
         "time": f"{(r.latency_ms or 0.0) / 1000:.3f}",
     }
     element = ET.SubElement(parent, "testcase", attrs)
+    # A testcase's properties come before its failure (the JUnit schema's order).
+    properties = ET.SubElement(element, "properties")
+    served = [("serving", case.serving.kind.value)]
+    fault = case.serving_fault
+    if fault is not None:
+        served.append(("serving_detail", fault_detail(fault)))
+    for name, value in served:
+        ET.SubElement(properties, "property", {"name": name, "value": _xml_safe(value)})
     conversation = case.conversation
     if r.status is not Status.CORRECT:
         tag = "failure" if r.status.scored else "error"

@@ -17,6 +17,14 @@ from toolgrade.metrics import Breakdown
 from toolgrade.report._mentions import neutralise_references
 from toolgrade.report._plain import calls_text, clip, label, pct, prompt_text, terminal_safe
 from toolgrade.report._raw import raw_text
+from toolgrade.report._serving import (
+    divergence_title,
+    divergences,
+    fault_text,
+    serving_line,
+    serving_rows,
+    stream_check_counts,
+)
 from toolgrade.report._summary import (
     TOO_FEW,
     accuracy_text,
@@ -27,6 +35,7 @@ from toolgrade.report._summary import (
 )
 from toolgrade.report._transcript import transcript_text
 from toolgrade.report._view import CaseView, ReportInput
+from toolgrade.results import RunResult
 
 __all__ = ["render_markdown"]
 
@@ -58,6 +67,8 @@ def render_markdown(data: ReportInput) -> str:
         out += ["", f"**Cut off:** {data.cut_off} answers stopped at the token limit."]
     if data.detectable is not None:
         out += ["", f"**Detectable:** {_inline(data.detectable.describe())}."]
+    out += _serving(data)
+    out += _stream_checks(data.run)
     out += _repeats(data)
     if data.comparison is not None:
         out += _baseline(data.comparison)
@@ -84,6 +95,37 @@ def _repeats(data: ReportInput) -> list[str]:
         shown = ", ".join(_inline(c) for c in changed)
         rest = f" … and {more:,} more" if more else ""
         out += ["", f"Outcome changed between tries: {shown}{rest}"]
+    return out
+
+
+def _serving(data: ReportInput) -> list[str]:
+    """How the answers reached the client: one line when nothing was lost, else a table."""
+    line = serving_line(data.metrics)
+    if line is not None:
+        return ["", f"**Serving:** {_inline(line)}."]
+    rows = serving_rows(data.metrics)
+    if not rows:
+        return []
+    out = ["", "### Serving", "", "| | |", "|---|---|"]
+    out += [f"| {_inline(name)} | {_inline(value)} |" for name, value in rows]
+    return out
+
+
+def _stream_checks(run: RunResult) -> list[str]:
+    """`--stream-check N`: the count per verdict, and both answers of each divergence."""
+    checks = run.stream_checks
+    if not checks:
+        return []
+    out = ["", "### Stream check", "", _inline(stream_check_counts(checks)) + "."]
+    shown, more = divergences(checks)
+    for check in shown:
+        title = divergence_title(check, repeated=run.repeat > 1)
+        summary = html.escape(terminal_safe(clip(title, 200)), quote=False)
+        out += ["", "<details>", f"<summary>{summary}</summary>", ""]
+        out += ["**Streamed**", "", *_code_block(raw_text(check.streamed)), ""]
+        out += ["**Whole**", "", *_code_block(raw_text(check.whole)), "", "</details>"]
+    if more:
+        out += ["", f"… and {more:,} more divergences (see the HTML or JSON report)."]
     return out
 
 
@@ -168,11 +210,17 @@ def _breakdown(title: str, rows: Sequence[Breakdown], *, headings: bool) -> list
 def _failures(title: str, cases: Sequence[CaseView]) -> list[str]:
     if not cases:
         return []
-    out = ["", f"### {title} ({len(cases)})", "", "| Case | Status | Reason |", "|---|---|---|"]
-    for case in cases[:_TABLE_ROWS]:
-        out.append(
-            f"| {_inline(case.name)} | `{case.result.status.value}` | {_inline(case.headline)} |"
-        )
+    listed = cases[:_TABLE_ROWS]
+    # The serving column only when a listed case has a fault: a clean run has none.
+    served = any(c.serving_fault is not None for c in listed)
+    columns = ["Case", "Status", "Reason", *(["Serving"] if served else [])]
+    out = ["", f"### {title} ({len(cases)})", "", f"| {' | '.join(columns)} |"]
+    out.append("|---" * len(columns) + "|")
+    for case in listed:
+        row = f"| {_inline(case.name)} | `{case.result.status.value}` | {_inline(case.headline)} |"
+        if served:
+            row += f" `{case.serving.kind.value}` |"
+        out.append(row)
     if len(cases) > _TABLE_ROWS:
         out += ["", f"… and {len(cases) - _TABLE_ROWS} more (see the HTML or JSON report)."]
     for case in cases[:_DETAILED]:
@@ -186,6 +234,9 @@ def _detail(case: CaseView) -> list[str]:
     r = case.result
     summary = html.escape(terminal_safe(clip(f"{case.name}: {case.headline}", 200)), quote=False)
     out = ["", "<details>", f"<summary>{summary}</summary>", ""]
+    fault = case.serving_fault
+    if fault is not None:
+        out += [f"**Serving:** {_inline(fault_text(fault))}", ""]
     if case.conversation is not None:
         # The transcript sits in a code block: no Markdown or HTML in it is rendered.
         out += ["**Transcript**", "", *_code_block(transcript_text(case.conversation)), ""]

@@ -108,6 +108,7 @@ def _families(data: ReportInput) -> list[Metric]:
     for status, count in sorted(m.status_counts.items()):
         statuses.add_metric([*base, status], count)
     families.append(statuses)
+    families += _serving(m, base)
     families += _noise(m, base)
     families += _breakdown("category", m.by_category, base)
     families += _breakdown("tool", m.by_tool, base)
@@ -151,6 +152,43 @@ def _baseline(data: ReportInput, base: list[str]) -> list[Metric]:
             base,
         ),
         verdict,
+    ]
+
+
+def _serving(m: RunMetrics, base: list[str]) -> list[Metric]:
+    """The accuracy as served with its interval, and the results of every serving class."""
+    s = m.serving
+    if s is None:
+        return []
+    served = s.as_served
+    known = served.n > 0
+    results = GaugeMetricFamily(
+        "toolgrade_serving_results",
+        "Results by serving class: how the answer reached the client (docs/serving.md).",
+        labels=["suite", "model", "class"],
+    )
+    for kind, count in s.counts.items():
+        results.add_metric([*base, kind], count)
+    return [
+        _gauge(
+            "toolgrade_accuracy_as_served",
+            "Correct cases whose calls all came as tool_calls / scored cases (0-1).",
+            served.rate if known else None,
+            base,
+        ),
+        _gauge(
+            "toolgrade_accuracy_as_served_ci_low",
+            "Lower bound of the accuracy as served's 95% CI.",
+            served.interval.low if known else None,
+            base,
+        ),
+        _gauge(
+            "toolgrade_accuracy_as_served_ci_high",
+            "Upper bound of the accuracy as served's 95% CI.",
+            served.interval.high if known else None,
+            base,
+        ),
+        results,
     ]
 
 

@@ -10,6 +10,14 @@ from toolgrade.compare import Comparison
 from toolgrade.metrics import Breakdown
 from toolgrade.report._plain import calls_text, clip, label, pct, prompt_text, terminal_safe
 from toolgrade.report._raw import raw_text
+from toolgrade.report._serving import (
+    divergence_title,
+    divergences,
+    fault_text,
+    serving_line,
+    serving_rows,
+    stream_check_counts,
+)
 from toolgrade.report._summary import (
     TOO_FEW,
     accuracy_text,
@@ -21,6 +29,7 @@ from toolgrade.report._summary import (
 )
 from toolgrade.report._transcript import transcript_lines
 from toolgrade.report._view import CaseView, ReportInput
+from toolgrade.results import RunResult
 
 __all__ = ["render_text"]
 
@@ -47,6 +56,9 @@ def render_text(data: ReportInput) -> str:
     if data.cut_off:
         lines.append(f"Cut Off: {data.cut_off} (answers stopped at the token limit)")
     lines.append(f"Accuracy: {accuracy_text(m)}")
+    served = serving_line(m)
+    if served is not None:
+        lines.append(f"Serving: {served}")
     lines += [f"{name}: {value}" for name, value in repeat_rows(m)]
     if data.detectable is not None:
         lines.append(f"Detectable: {data.detectable.describe()}")
@@ -56,6 +68,10 @@ def render_text(data: ReportInput) -> str:
     warning = timeout_warning(run)
     if warning is not None:
         lines.append(f"Warning: {warning}")
+    serving = serving_rows(m)
+    if serving:
+        lines += ["", "Serving:", *(f"  {k}: {terminal_safe(v)}" for k, v in serving)]
+    lines += _stream_checks(run)
     conversations = summary_rows(m)
     if conversations:
         lines += ["", "Conversations:", *(f"  {k}: {terminal_safe(v)}" for k, v in conversations)]
@@ -99,6 +115,9 @@ def _failures(title: str, cases: Sequence[CaseView], limit: int | None, run_id: 
     for case in shown:
         r = case.result
         out.append(f"  {terminal_safe(case.name)}: {terminal_safe(case.headline)}")
+        fault = case.serving_fault
+        if fault is not None:
+            out += _field("Serving", fault_text(fault), _FIELD_CHARS)
         sections = case.conversation
         if sections is not None:
             # A conversation reads as its sections: prompt/expected/actual say too little.
@@ -122,6 +141,22 @@ def _failures(title: str, cases: Sequence[CaseView], limit: int | None, run_id: 
             f" list every one (toolgrade report {terminal_safe(run_id)} --format html"
             " -o report.html), and so does this one with --max-failures all"
         )
+    return out
+
+
+def _stream_checks(run: RunResult) -> list[str]:
+    """`--stream-check N`: the count per verdict, and both answers of each divergence."""
+    checks = run.stream_checks
+    if not checks:
+        return []
+    out = ["", "Stream Check:", f"  {stream_check_counts(checks)}"]
+    shown, more = divergences(checks)
+    for check in shown:
+        out.append(f"  {terminal_safe(divergence_title(check, repeated=run.repeat > 1))}")
+        out += _field("Streamed", raw_text(check.streamed), _OUTPUT_CHARS)
+        out += _field("Whole", raw_text(check.whole), _OUTPUT_CHARS)
+    if more:
+        out.append(f"  ... and {more:,} more divergences (the HTML and JSON reports show them)")
     return out
 
 

@@ -1,8 +1,9 @@
 """The one view of a run that every format renders: its metrics and one view per case.
 
 A case view (`CaseView`) is the same for every case: its display name, its one-line
-reason, its result. A conversation adds its sections (`CaseView.conversation`: turns,
-steps, checks, state), which each format lays out after what every case has.
+reason, its result, and its serving verdict (how its answer reached the client). A
+conversation adds its sections (`CaseView.conversation`: turns, steps, checks, state),
+which each format lays out after what every case has.
 """
 
 from __future__ import annotations
@@ -11,11 +12,18 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from toolgrade.compare import Comparison
-from toolgrade.metrics import Detectable, RunMetrics, compute_metrics, detectable_change
+from toolgrade.metrics import (
+    Detectable,
+    RunMetrics,
+    compute_metrics,
+    detectable_change,
+    run_is_native,
+)
 from toolgrade.report._describe import describe_failure
 from toolgrade.report._plain import percentiles
 from toolgrade.report._sections import ConversationView
 from toolgrade.results import CaseResult, RunResult, Status
+from toolgrade.serving import ServingClass, ServingVerdict, serving_verdict
 
 __all__ = [
     "CUT_OFF",
@@ -44,6 +52,28 @@ class CaseView:
     """The case id, with ` repeat k` appended (k from 0) when the run repeats cases."""
     reason: str
     """`describe_failure(result)`."""
+    native: bool = True
+    """Whether the run sent its tools in the request (`run_is_native`): in prompt mode
+    calls are read from the text by design."""
+
+    @cached_property
+    def serving(self) -> ServingVerdict:
+        """How the case's answer reached the client (`serving_verdict`), worked out once."""
+        return serving_verdict(self.result, native=self.native)
+
+    @property
+    def serving_fault(self) -> ServingVerdict | None:
+        """The serving verdict to show beside the case: a fault its status does not tell.
+
+        None when the class is clean, for `request_failed` on a timeout or an error (the
+        status already says that no answer came), and for `truncated` on an answer
+        already marked as cut off (`headline`).
+        """
+        verdict = self.serving
+        told = (verdict.kind is ServingClass.REQUEST_FAILED and not self.result.status.scored) or (
+            verdict.kind is ServingClass.TRUNCATED and self.cut_off
+        )
+        return None if verdict.kind.clean or told else verdict
 
     @cached_property
     def conversation(self) -> ConversationView | None:
@@ -107,13 +137,18 @@ def build_input(
     comparison: Comparison | None,
     max_failures: int | None = FAILURES_SHOWN,
 ) -> ReportInput:
-    """Compute the metrics (unless given) and every case's display name and reason."""
+    """Compute the metrics (unless given) and every case's display name and reason.
+
+    Each case's serving verdict is worked out on first use, once (`CaseView.serving`).
+    """
     repeated = run.repeat > 1 or any(r.repeat for r in run.results)
+    native = run_is_native(run.backend)
     cases = tuple(
         CaseView(
             result=r,
             name=f"{r.case_id} repeat {r.repeat}" if repeated else r.case_id,
             reason=describe_failure(r),
+            native=native,
         )
         for r in run.results
     )

@@ -7,6 +7,7 @@
   var text = document.getElementById("filter-text");
   var status = document.getElementById("filter-status");
   var category = document.getElementById("filter-category");
+  var serving = document.getElementById("filter-serving");
   var count = document.getElementById("filter-count");
   var cases = Array.prototype.slice.call(table.tBodies);
 
@@ -16,7 +17,8 @@
     cases.forEach(function (body) {
       var visible = (!query || body.dataset.search.indexOf(query) !== -1) &&
         (!status.value || body.dataset.status === status.value) &&
-        (!category.value || body.dataset.category === category.value);
+        (!category.value || body.dataset.category === category.value) &&
+        (!serving.value || body.dataset.serving === serving.value);
       body.hidden = !visible;
       if (visible) {
         shown += 1;
@@ -48,7 +50,7 @@
     });
   }
 
-  [text, status, category].forEach(function (control) {
+  [text, status, category, serving].forEach(function (control) {
     control.addEventListener("input", filter);
     control.addEventListener("change", filter);
   });
@@ -57,12 +59,14 @@
       sortBy(header);
     });
   });
-  // A fragment such as #status=wrong_args&category=edge&q=read_file presets the filters.
+  // A fragment such as #status=wrong_args&category=edge&serving=calls_in_text&q=read_file
+  // presets the filters.
   function fromFragment() {
     var preset = new URLSearchParams(window.location.hash.slice(1));
     text.value = preset.get("q") || "";
     status.value = preset.get("status") || "";
     category.value = preset.get("category") || "";
+    serving.value = preset.get("serving") || "";
     filter();
   }
 

@@ -1,0 +1,35 @@
+"""The end of `toolgrade run`: the accuracy as served, printed when it differs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from typer.testing import CliRunner
+
+from runner.real_recordings import REAL
+from toolgrade.cli import app
+
+
+def _run(mode: str) -> Any:
+    return CliRunner().invoke(
+        app,
+        [
+            "run", "--suite", str(REAL / "suite.json"), "--model",
+            f"replay/{REAL / f'{mode}.jsonl'}", "--mode", mode, "--no-warmup",
+        ],
+    )  # fmt: skip
+
+
+def test_run_prints_the_accuracy_as_served_when_it_differs() -> None:
+    result = _run("native")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    summary = next(i for i, line in enumerate(lines) if line.startswith("Summary: "))
+    assert lines[summary + 1] == ("As served: 7.1% (6/85) vs model 27.1% (23/85): calls_in_text 74")
+
+
+def test_run_prints_nothing_more_when_nothing_was_lost() -> None:
+    result = _run("prompt")
+    assert result.exit_code == 0, result.output
+    assert "Summary: " in result.output
+    assert "As served" not in result.output

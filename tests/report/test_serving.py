@@ -52,7 +52,7 @@ def test_text_report_shows_both_accuracies_faults_and_the_flag(
     section = text.split("\nServing:\n", 1)[1].split("\n\n", 1)[0].splitlines()
     assert section[0] == (
         "  Accuracy: model 27.3% (3/11, 95% CI 9.7% - 56.6%) · as served 18.2% (2/11, 95% CI"
-        " 5.1% - 47.7%): 1 passing case did not reach the client as tool_calls"
+        " 5.1% - 47.7%): 1 passing case did not reach the client as tool_calls, e.g. TC-002"
     )
     assert section[1].startswith("  calls_in_text: 6 of 13 (46.2%, 95% CI 23.2% - 70.9%): ")
     assert section[1].endswith("e.g. TC-002, TC-015, TC-023")
@@ -382,7 +382,8 @@ def real_prompt() -> toolgrade.RunResult:
 REAL_MARKS = {
     "text": [
         "  Accuracy: model 27.1% (23/85, 95% CI 18.8% - 37.3%) · as served 7.1% (6/85, 95% CI"
-        " 3.3% - 14.6%): 17 passing cases did not reach the client as tool_calls\n",
+        " 3.3% - 14.6%): 17 passing cases did not reach the client as tool_calls, e.g. TC-001,"
+        " TC-004, TC-005, TC-007, TC-008\n",
         "  calls_in_text: 74 of 85 (87.1%, 95% CI 78.3% - 92.6%): calls only in the text,"
         " none in tool_calls; e.g. TC-001, TC-002, TC-003\n",
         "  Formats in text: fenced_json 69, json 5\n",

@@ -230,6 +230,7 @@ def test_the_qwen_recording_as_served() -> None:
     assert serving.counts["structured"] == 0
     assert serving.formats_in_text == {"fenced_json": 69, "json": 5}
     assert (serving.as_served.passed, serving.lost.passed) == (6, 17)
+    assert serving.lost_examples == ("TC-001", "TC-004", "TC-005", "TC-007", "TC-008")
 
 
 def test_the_chatml_function_calling_recording() -> None:

@@ -29,6 +29,8 @@ from toolgrade.stats import Rate, rate_of
 
 __all__ = ["ServingMetrics", "run_is_native", "serving_section"]
 
+_LOST_SHOWN = 5
+
 
 @dataclass(frozen=True, slots=True)
 class ServingMetrics:
@@ -54,6 +56,8 @@ class ServingMetrics:
     """The flag that would parse the commonest format found in text, for this server."""
     examples: dict[str, tuple[str, ...]]
     """Up to three case ids per fault class."""
+    lost_examples: tuple[str, ...] = ()
+    """Up to five case ids of the results counted in `lost`, in run order."""
 
     @property
     def faults(self) -> int:
@@ -78,6 +82,7 @@ class ServingMetrics:
             "server": self.server,
             "hint": self.hint,
             "examples": {k: list(v) for k, v in self.examples.items()},
+            "lost_examples": list(self.lost_examples),
         }
         return data
 
@@ -115,7 +120,7 @@ def serving_section(
     formats: Counter[str] = Counter()
     examples: dict[str, list[str]] = {}
     served: list[bool] = []
-    lost = 0
+    lost: list[str] = []
     for result in results:
         verdict = serving_verdict(result, native=native)
         counts[verdict.kind] += 1
@@ -124,7 +129,8 @@ def serving_section(
             passed = result.status is Status.CORRECT
             ok = passed and delivered(result, native=native)
             served.append(ok)
-            lost += passed and not ok
+            if passed and not ok:
+                lost.append(result.case_id)
     total = len(results)
     kind = server_of(server, model)
     common = formats.most_common(1)[0][0] if formats else None
@@ -133,11 +139,12 @@ def serving_section(
         counts={c.value: counts[c] for c in ServingClass},
         shares={c.value: rate_of(counts[c], total) for c in ServingClass},
         as_served=clustered_rate(cluster_totals(zip(clusters, served, strict=True))).rate,
-        lost=rate_of(lost, len(served)),
+        lost=rate_of(len(lost), len(served)),
         formats_in_text=dict(formats.most_common()),
         server=kind,
         hint=parser_hint(common, kind),
         examples={k: tuple(v) for k, v in examples.items()},
+        lost_examples=tuple(dict.fromkeys(lost))[:_LOST_SHOWN],
     )
 
 

@@ -185,9 +185,10 @@ def _accuracies(m: RunMetrics, s: ServingMetrics) -> str:
         noun = count_text(lost, "passing case")
     else:
         noun = "1 passing try" if lost == 1 else f"{lost} passing tries"
+    shown = f", e.g. {', '.join(s.lost_examples)}" if s.lost_examples else ""
     return (
         f"model {_rate(m.accuracy)} · as served {_rate(s.as_served)}: {noun} did not"
-        " reach the client as tool_calls"
+        f" reach the client as tool_calls{shown}"
     )
 
 

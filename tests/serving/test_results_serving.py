@@ -159,9 +159,12 @@ def test_server_and_hints() -> None:
         "the server's tool-call parser for this format: vLLM --tool-call-parser hermes;"
         " SGLang --tool-call-parser qwen"
     )
-    assert parser_hint("fenced_json", "") is None
     assert parser_hint("none", "vllm") is None
-    assert "--chat_format chatml-function-calling" in str(parser_hint("json", "llama-cpp-python"))
+    for server in ("", "vllm", "llama-cpp-python", "ollama"):
+        assert "--mode prompt" in str(parser_hint("fenced_json", server)), server
+    assert "llama-server --jinja" in str(parser_hint("hermes", "llama-cpp-python"))
+    assert parser_hint("hermes", "llama-server") == "start llama-server with --jinja"
+    assert "--no-stream" not in str(parser_hint("call_prefix", "llama-cpp-python"))
 
 
 @pytest.mark.parametrize("model", sorted(RECORDINGS))

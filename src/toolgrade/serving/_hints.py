@@ -83,6 +83,12 @@ SERVER_FIXES: Mapping[str, str] = {
 }
 """What makes each server return structured calls, whatever the format."""
 
+_LLAMA_CPP_PYTHON_FIX = (
+    "llama-cpp-python parses calls only with a tool chat handler (--chat_format"
+    " chatml-function-calling and --option tool_choice=auto), which can lose them"
+    " (docs/serving.md); llama-server --jinja parses the common formats"
+)
+
 # What a provider prefix most likely is when the server did not give itself away.
 _PROVIDER_KINDS = {
     "llamacpp": "llama-server",
@@ -116,8 +122,9 @@ def parser_hint(fmt: str | None, server: str) -> str | None:
         server: the server software (`server_of`), `""` when unknown.
 
     Returns:
-        One sentence; None when there is nothing to say (no format, no known server
-        and no parser for the format).
+        One sentence; None when there is no format. A format no server parses (bare or
+        fenced JSON) gets the same advice on every server: measure the model in prompt
+        mode, or give it a template with a tool-call format.
 
     Examples:
         >>> parser_hint("hermes", "vllm")
@@ -126,6 +133,8 @@ def parser_hint(fmt: str | None, server: str) -> str | None:
         'start SGLang with --tool-call-parser llama3'
         >>> parser_hint("fenced_json", "vllm")[:32]
         'no vLLM parser reads fenced_json'
+        >>> parser_hint("json", "llama-server")[:45]
+        "no server's tool-call parser reads json as th"
     """
     if not fmt or fmt == "none":
         return None
@@ -141,6 +150,14 @@ def parser_hint(fmt: str | None, server: str) -> str | None:
                 " gives it a tool-call format, or run with --mode prompt"
             )
         return SERVER_FIXES[server].replace("<parser>", parser)
+    if fmt not in _VLLM and fmt not in _SGLANG:
+        return (
+            f"no server's tool-call parser reads {fmt} as the model writes it: run with"
+            " --mode prompt to measure the model, or serve it with a chat template that"
+            " gives it a tool-call format"
+        )
+    if server == "llama-cpp-python":
+        return _LLAMA_CPP_PYTHON_FIX
     if server in SERVER_FIXES:
         return SERVER_FIXES[server]
     known = [f"vLLM --tool-call-parser {_VLLM[fmt]}"] if fmt in _VLLM else []

@@ -33,3 +33,11 @@ def test_run_prints_nothing_more_when_nothing_was_lost() -> None:
     assert result.exit_code == 0, result.output
     assert "Summary: " in result.output
     assert "As served" not in result.output
+
+
+def test_runs_show_gives_the_accuracy_as_served() -> None:
+    result = _run("native")
+    shown = result.output.split("see it with: toolgrade runs show ", 1)[1].split()[0]
+    show = CliRunner().invoke(app, ["runs", "show", shown])
+    assert show.exit_code == 0, show.output
+    assert "Served:    7.1% (6/85) vs model 27.1% (23/85): calls_in_text 74\n" in show.output

@@ -133,6 +133,11 @@ def show(ref: _RefArgument, as_json: JsonFlag = False, db: DbOption = None) -> N
         f"Score:     {metrics.mean_score:.3f} (F1 {metrics.f1:.3f})",
         "Statuses:  " + ", ".join(f"{k} {v}" for k, v in metrics.status_counts.items() if v),
     ]
+    from toolgrade.report import as_served_line  # deferred: reports load on first use
+
+    served = as_served_line(metrics)
+    if served is not None:
+        lines.append("Served:    " + served.removeprefix("As served: "))
     if metrics.repeats > 1:
         k = metrics.repeats
         consistency = "n/a" if metrics.consistency is None else f"{metrics.consistency:.1%}"

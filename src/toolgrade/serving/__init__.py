@@ -21,7 +21,13 @@ from toolgrade.serving._classify import (
     serving_verdict,
 )
 from toolgrade.serving._hints import SERVER_FIXES, parser_hint, server_of
-from toolgrade.serving._stream import Asked, compare_answers, stream_check, stream_summary
+from toolgrade.serving._stream import (
+    Asked,
+    compare_answers,
+    served,
+    stream_check,
+    stream_summary,
+)
 
 __all__ = [
     "Answer",
@@ -37,6 +43,7 @@ __all__ = [
     "compare_answers",
     "delivered",
     "parser_hint",
+    "served",
     "server_of",
     "serving_verdict",
     "stream_check",

@@ -19,12 +19,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from toolgrade._core.json_data import JsonValue
+from toolgrade._core.vocab import ToolCall
 from toolgrade.extract import extract_calls, is_trajectory
 from toolgrade.results import StreamCheck, StreamVerdict
 from toolgrade.serving._classes import ServingClass
-from toolgrade.serving._classify import Answer, classify_answer
+from toolgrade.serving._classify import Answer, ServingVerdict, classify_answer
 
-__all__ = ["Asked", "compare_answers", "stream_check", "stream_summary"]
+__all__ = ["Asked", "compare_answers", "served", "stream_check", "stream_summary"]
 
 _SHOWN = 60
 _LISTED = 3
@@ -77,20 +78,34 @@ def _message_text(raw: JsonValue) -> str:
     return content if isinstance(content, str) else ""
 
 
-def _shape(asked: Asked, *, native: bool) -> _Shape:
+def _read(asked: Asked) -> tuple[Answer, tuple[ToolCall, ...]]:
+    """What a run would keep of an answer, and the calls read from it."""
     raw = asked.raw
-    found = extract_calls(_readable(raw)) if not is_trajectory(raw) else None
-    calls = found.calls if found is not None else ()
+    if is_trajectory(asked.raw):
+        return Answer(raw, finish_reason=asked.finish_reason, failure=asked.failure), ()
+    found = extract_calls(_readable(raw))
     answer = Answer(
-        raw,
-        found.format if found is not None else None,
-        found.errors if found is not None else (),
-        asked.finish_reason,
-        None,
-        len(calls),
+        raw, found.format, found.errors, asked.finish_reason, asked.failure, len(found.calls)
     )
+    return answer, found.calls
+
+
+def served(asked: Asked, *, native: bool = True) -> ServingVerdict:
+    """The serving verdict of one answer as it came (`classify_answer` of what it holds).
+
+    Examples:
+        >>> served(Asked({"role": "assistant", "content": None, "tool_calls": []})).kind.value
+        'empty'
+        >>> served(Asked(failure="HTTP 500: boom")).kind.value
+        'request_failed'
+    """
+    return classify_answer(_read(asked)[0], native=native)
+
+
+def _shape(asked: Asked, *, native: bool) -> _Shape:
+    answer, calls = _read(asked)
     kind = classify_answer(answer, native=native).kind
-    text = "" if calls else " ".join(_message_text(raw).split())
+    text = "" if calls else " ".join(_message_text(asked.raw).split())
     return _Shape(
         kind,
         tuple((c.name, _canonical(c.arguments)) for c in calls),

@@ -61,7 +61,17 @@ def test_marker_options_are_the_markers_keywords_before_groups() -> None:
         ["tags", "all_tags", "categories", "difficulties", "ids", "sample", "seed", "limit"]
     )
     assert sorted(marker_options(ScoringOptions, RequestOptions)) == sorted(
-        ["timeout", "concurrency", "rubric", "profile", "mode", "base_url", "repeat", "temperature"]
+        [
+            "timeout",
+            "concurrency",
+            "rubric",
+            "profile",
+            "mode",
+            "base_url",
+            "repeat",
+            "temperature",
+            "stream_check",
+        ]
     )
 
 

@@ -6,6 +6,15 @@ with structured tool calls or text, fail with a status (500, 429 + Retry-After),
 a malformed body, drop the connection, or wait first. `cold_start` makes the very
 first chat request wait, whatever its prompt (a local server's first prefill).
 
+With `streams=True` an OpenAI request that asks for `stream: true` gets server-sent
+events (otherwise every answer is one JSON body, as a server that ignores `stream`
+sends): the step's message cut into deltas (`stream_deltas`), or the step's own
+`chunks` as given, which is how the tests inject what real servers get wrong: calls
+split and interleaved by index, several tokens per delta, a stream that differs from
+the whole answer (`Step.streamed`), a connection dropped mid-stream (`drop_after`).
+A call is `{"name", "arguments", "id"}`; arguments given as a string go out verbatim
+(not JSON, cut short), and two calls may share an `id`.
+
     script = {"read it": [Step(status=500), Step(calls=[{"name": "read_file", ...}])]}
     with FakeServer(script) as server:
         ...  # server.openai_url, server.ollama_url
@@ -35,6 +44,15 @@ class Step:
     delay: float = 0.0
     malformed: bool = False
     drop: bool = False
+    reasoning: str | None = None
+    """Sent as the message's `reasoning_content`."""
+    finish_reason: str = "stop"
+    chunks: Sequence[Mapping[str, Any]] | None = None
+    """Streamed: these deltas, as given, instead of the message cut into deltas."""
+    streamed: Step | None = None
+    """Streamed: answer this step instead (a stream that differs from the whole answer)."""
+    drop_after: int | None = None
+    """Streamed: close the connection after this many events, before the answer ends."""
 
 
 DEFAULT_STEP = Step(content="I cannot help with that.")
@@ -57,6 +75,8 @@ class FakeServer:
     down: bool = False
     cold_start: float = 0.0
     posts: int = 0
+    streams: bool = False
+    """Answer OpenAI requests that ask for `stream: true` with server-sent events."""
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -128,24 +148,75 @@ def _last_user_text(body: Mapping[str, Any]) -> str:
     return ""
 
 
-def _openai_body(fake: FakeServer, step: Step, model: str) -> dict[str, Any]:
+def _arguments(call: Mapping[str, Any]) -> str:
+    arguments = call.get("arguments", {})
+    return arguments if isinstance(arguments, str) else json.dumps(arguments)
+
+
+def _openai_message(step: Step) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": step.content}
+    if step.reasoning is not None:
+        message["reasoning_content"] = step.reasoning
     if step.calls is not None:
         message["tool_calls"] = [
             {
-                "id": f"call_{i}",
+                "id": c.get("id", f"call_{i}"),
                 "type": "function",
-                "function": {"name": c["name"], "arguments": json.dumps(c.get("arguments", {}))},
+                "function": {"name": c["name"], "arguments": _arguments(c)},
             }
             for i, c in enumerate(step.calls)
         ]
+    return message
+
+
+def _openai_body(fake: FakeServer, step: Step, model: str) -> dict[str, Any]:
     return {
         "id": "chatcmpl-test",
         "object": "chat.completion",
         "model": model,
         "system_fingerprint": fake.fingerprint,
-        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        "choices": [
+            {"index": 0, "message": _openai_message(step), "finish_reason": step.finish_reason}
+        ],
     }
+
+
+def _pieces(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+def stream_deltas(step: Step) -> list[dict[str, Any]]:
+    """A step's message as a server streams it: role, text in pieces, then each call.
+
+    A call's first delta carries its index, id, type and name; its arguments follow in
+    pieces of five characters, as vLLM and llama-server send them.
+    """
+    deltas: list[dict[str, Any]] = [{"role": "assistant", "content": ""}]
+    if step.reasoning:
+        deltas += [{"reasoning_content": p} for p in _pieces(step.reasoning, 7)]
+    if step.content:
+        deltas += [{"content": p} for p in _pieces(step.content, 7)]
+    for i, call in enumerate(step.calls or ()):
+        head = {"index": i, "id": call.get("id", f"call_{i}"), "type": "function"}
+        deltas.append(
+            {"tool_calls": [{**head, "function": {"name": call["name"], "arguments": ""}}]}
+        )
+        deltas += [
+            {"tool_calls": [{"index": i, "function": {"arguments": p}}]}
+            for p in _pieces(_arguments(call), 5)
+        ]
+    return deltas
+
+
+def _event(fake: FakeServer, model: str, delta: Mapping[str, Any], finish: str | None) -> bytes:
+    chunk = {
+        "id": "chatcmpl-test",
+        "object": "chat.completion.chunk",
+        "model": model,
+        "system_fingerprint": fake.fingerprint,
+        "choices": [{"index": 0, "delta": dict(delta), "finish_reason": finish}],
+    }
+    return b"data: " + json.dumps(chunk).encode() + b"\n\n"
 
 
 def _ollama_body(step: Step, model: str) -> dict[str, Any]:
@@ -225,8 +296,27 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, b'{"choices": [{"message": {"content": "trunc')
             return
         model = str(body.get("model", ""))
+        if self.fake.streams and body.get("stream") is True and self.path == "/v1/chat/completions":
+            self._stream(step.streamed or step, model)
+            return
         if self.path == "/api/chat":
             payload = _ollama_body(step, model)
         else:
             payload = _openai_body(self.fake, step, model)
         self._send(200, json.dumps(payload).encode())
+
+    def _stream(self, step: Step, model: str) -> None:
+        """Server-sent events, then the end of the body (the connection closes)."""
+        deltas = list(step.chunks) if step.chunks is not None else stream_deltas(step)
+        events = [_event(self.fake, model, d, None) for d in deltas]
+        events += [_event(self.fake, model, {}, step.finish_reason), b"data: [DONE]\n\n"]
+        if step.drop_after is not None:
+            events = events[: step.drop_after]
+        self.close_connection = True
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        for event in events:
+            self.wfile.write(event)
+            self.wfile.flush()

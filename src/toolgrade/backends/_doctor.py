@@ -10,6 +10,7 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from toolgrade.backends._battery import run_battery
 from toolgrade.backends._probes import (
     PROBE_TOOL,
     Check,
@@ -36,7 +37,8 @@ class Diagnosis:
     model: str
     """The model specification checked."""
     checks: tuple[Check, ...]
-    """In order: reachability, model listing, server slots (when it says), the probes."""
+    """In order: reachability, model listing, server slots (when it says), the probes,
+    then the parser battery's lines when it was asked for."""
     offline: bool = False
     """A `replay/` or `python/` model: no server, so the checks are the file's or module's."""
 
@@ -45,7 +47,9 @@ class Diagnosis:
         """0 when a probe called the tool, 3 when unreachable, 1 otherwise.
 
         For a model without a server (`offline`): 0 when its file reads or its module
-        imports, 2 (a configuration error) when not.
+        imports, 2 (a configuration error) when not. The parser battery's lines do not
+        change it: they say where the server breaks calls, and the verdict line never
+        says "ready" while one of them fails.
         """
         if self.offline:
             return 2 if any(c.outcome == "fail" for c in self.checks) else 0
@@ -86,6 +90,7 @@ async def adiagnose_backend(
     *,
     settings: BackendSettings | None = None,
     modes: Sequence[Mode] | None = None,
+    battery: bool = False,
 ) -> Diagnosis:
     """Check a model server step by step (async core of `diagnose_backend`).
 
@@ -96,6 +101,8 @@ async def adiagnose_backend(
         modes: the probes to make (default: native, then prompt). The first mode's
             probe is also asked with streaming switched the other way, to check the
             two answers agree.
+        battery: also ask the parser battery (`backends/_battery.py`: five probes,
+            each streamed and whole, in native mode; ten more requests).
 
     Returns:
         The checks made; later ones are skipped when the server is unreachable.
@@ -128,6 +135,8 @@ async def adiagnose_backend(
         if slots is not None:
             checks.append(slots)
         checks.extend(await _probes(spec, settings, modes=modes or _MODES, kind=kind))
+        if battery:
+            checks.extend(await run_battery(spec, settings, kind=kind))
     finally:
         await backend.aclose()
     return Diagnosis(spec, tuple(checks))
@@ -156,12 +165,18 @@ def _where(info: ServerInfo, kind: str) -> str:
 
 
 def diagnose_backend(
-    spec: str, *, settings: BackendSettings | None = None, modes: Sequence[Mode] | None = None
+    spec: str,
+    *,
+    settings: BackendSettings | None = None,
+    modes: Sequence[Mode] | None = None,
+    battery: bool = False,
 ) -> Diagnosis:
     """Check a model server: reachable, model listed, slots, tool-call probes, streaming.
+
+    With `battery`, the parser battery too (see `adiagnose_backend`).
 
     Examples:
         >>> diagnose_backend("ollama/qwen3:8b").exit_code  # doctest: +SKIP
         0
     """
-    return asyncio.run(adiagnose_backend(spec, settings=settings, modes=modes))
+    return asyncio.run(adiagnose_backend(spec, settings=settings, modes=modes, battery=battery))

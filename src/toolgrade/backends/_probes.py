@@ -21,6 +21,7 @@ from toolgrade.backends._types import (
 )
 from toolgrade.errors import BackendError, BackendHTTPError, ToolgradeError
 from toolgrade.extract import extract_calls, list_formats
+from toolgrade.serving import SERVER_FIXES, parser_hint, server_of
 from toolgrade.suite import ToolSpec
 
 __all__ = [
@@ -49,24 +50,6 @@ _PROBE_MESSAGES: tuple[JsonObject, ...] = (
     {"role": "user", "content": "What is the weather in Paris right now? Use the tool."},
 )
 _REQUEST = ChatRequest(case_id="doctor-probe", messages=_PROBE_MESSAGES, tools=(PROBE_TOOL,))
-_HINTS = {
-    "vllm": "start vLLM with --enable-auto-tool-choice --tool-call-parser <parser>",
-    "llama-server": "start llama-server with --jinja",
-    "llama-cpp-python": (
-        "start llama-cpp-python with --chat_format chatml-function-calling (or a GGUF whose"
-        " chat template supports tools) and send --option tool_choice=auto"
-    ),
-    "sglang": "start SGLang with --tool-call-parser <parser>",
-    "ollama": "use a model whose template supports tools (ollama show MODEL)",
-}
-# What a provider prefix most likely is when the server did not give itself away.
-_PROVIDER_KINDS = {
-    "llamacpp": "llama-server",
-    "vllm": "vllm",
-    "sglang": "sglang",
-    "ollama": "ollama",
-    "lmstudio": "lmstudio",
-}
 _TOOL_CHOICE_HINT = (
     "llama-cpp-python's chatml-function-calling ignores the tools unless tool_choice=auto"
     " is sent: try --option tool_choice=auto"
@@ -94,10 +77,7 @@ class Check:
 
 def server_kind(backend: Backend, info: ServerInfo) -> str:
     """The server software: what it said about itself, else what the provider suggests."""
-    found = info.identity.get("server")
-    if isinstance(found, str) and found:
-        return found
-    return _PROVIDER_KINDS.get(backend.provider, "")
+    return server_of(info.identity, f"{backend.provider}/{backend.model}")
 
 
 def offline_checks(provider: str, target: str) -> tuple[Check, ...]:
@@ -226,7 +206,7 @@ async def probe(
         detail = f"called {PROBE_TOOL.name}({called[0].arguments}) [{found.format}]"
         return Check(name, "ok", detail), reply
     if called:
-        hint = _HINTS.get(kind, "enable the server's tool-call parser")
+        hint = parser_hint(found.format, kind) or "enable the server's tool-call parser"
         detail = (
             f"the call came back as text ({found.format}), not as structured tool_calls:"
             f" toolgrade extracts it anyway; for structured calls {hint}"
@@ -248,7 +228,7 @@ def _prose_hint(backend: Backend, kind: str, settings: BackendSettings) -> str:
     if kind == "llama-cpp-python":
         if "tool_choice" not in settings.options:
             return "; " + _TOOL_CHOICE_HINT
-        return "; " + _HINTS["llama-cpp-python"]
+        return "; " + SERVER_FIXES["llama-cpp-python"]
     if not kind and backend.provider == "openai" and "tool_choice" not in settings.options:
         return "; " + _UNKNOWN_SERVER_HINT
     return ""

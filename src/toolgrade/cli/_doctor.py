@@ -39,6 +39,16 @@ def doctor(
     stream: Annotated[
         bool, typer.Option(help="Stream answers (--no-stream for servers whose stream is broken).")
     ] = True,
+    battery: Annotated[
+        bool,
+        typer.Option(
+            "--battery",
+            help="Also ask the parser battery: five probes (one call, two parallel calls, a"
+            " call after reasoning, nested non-ASCII arguments, no call), each streamed and"
+            " whole, with a verdict and the flag to try per probe. Ten more requests, which"
+            " take minutes on a CPU server, so it is off by default.",
+        ),
+    ] = False,
 ) -> None:
     """Check a model server: reachable, model listed, and whether a probe gets a tool call.
 
@@ -46,7 +56,9 @@ def doctor(
     module imports) instead, and says there is nothing to probe.
 
     Exit codes: 0 a probe called the tool (or the file reads / the module imports),
-    1 no probe did, 2 the file or module is unusable, 3 server unreachable.
+    1 no probe did, 2 the file or module is unusable, 3 server unreachable. The
+    battery's lines do not change the exit code; the last line never says "ready"
+    while one of them fails.
     """
     settings = toolgrade.BackendSettings(
         base_url=base_url,
@@ -57,7 +69,7 @@ def doctor(
         stream=stream,
     )
     diagnosis = toolgrade.diagnose_backend(
-        model, settings=settings, modes=None if mode is None else (mode,)
+        model, settings=settings, modes=None if mode is None else (mode,), battery=battery
     )
     for check in diagnosis.checks:
         typer.echo(f"[{_MARKS[check.outcome]}] {check.name}: {check.detail}")

@@ -157,4 +157,8 @@ def _finish(result: toolgrade.RunResult, after: PostRunOptions) -> None:
             err=True,
         )
         raise typer.Exit(130)
+    if result.stream_checks and not after.quiet:
+        from toolgrade.serving import stream_summary
+
+        typer.echo(stream_summary(result.stream_checks), err=True)
     raise typer.Exit(after_run(result, after))

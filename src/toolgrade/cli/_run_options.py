@@ -89,7 +89,7 @@ class ScoringOptions:
 
 @dataclass(frozen=True, slots=True)
 class RequestOptions:
-    """How requests are sent to a model server: `--mode` ... `--no-warmup` (run only)."""
+    """How requests are sent to a model server: `--mode` ... `--stream-check` (run only)."""
 
     mode: Literal["native", "prompt"] = _run_option(OPTION_SPECS.mode, marker=True)
     prompt_format: Literal["hermes", "llama3", "mistral"] = _run_option(OPTION_SPECS.prompt_format)
@@ -118,6 +118,7 @@ class RequestOptions:
     no_stream: bool = _off_switch(OPTION_SPECS.stream)
     no_warmup: bool = _off_switch(OPTION_SPECS.warmup)
     warmup_timeout: float | None = _run_option(OPTION_SPECS.warmup_timeout, metavar="SECONDS")
+    stream_check: int = _run_option(OPTION_SPECS.stream_check, marker=True, metavar="N")
 
     def settings(self, *, seed: int | None) -> toolgrade.BackendSettings:
         """The request settings (timeout and connections are the run's to set).
@@ -268,6 +269,7 @@ def run_options(
         teacher_forcing=scoring.teacher_forcing,
         warmup=not request.no_warmup,
         warmup_timeout=request.warmup_timeout,
+        stream_check=request.stream_check,
         tags=tags,
         selection=selection,
         suite_source=suite_source,

@@ -26,6 +26,7 @@ from toolgrade.runner._prepare import (
 from toolgrade.runner._progress import Progress, ProgressKind, make_progress
 from toolgrade.runner._sameness import resumable_suite
 from toolgrade.runner._signals import run_main, stop_on_signals
+from toolgrade.runner._stream_check import check_session, stream_check_model
 from toolgrade.store import LogLevel, RunFolder
 from toolgrade.suite import Case, Suite
 
@@ -46,7 +47,8 @@ async def arun_suite(
     Before the cases, a server (not `replay/` or `python/`) gets one warm-up request
     (bounded by `options.warmup_limit`, not `timeout`) unless `options.warmup` is False,
     and the concurrency is lowered to the requests the server answers at once when it
-    says (`ServerInfo.parallel`).
+    says (`ServerInfo.parallel`). With `options.stream_check`, a complete run then asks
+    that many sampled cases streamed, whole and whole again (`RunResult.stream_checks`).
 
     Args:
         suite: the suite, already narrowed to the selected cases.
@@ -64,13 +66,15 @@ async def arun_suite(
             within its limit), or stops answering during the run (the finished results
             are kept; resume the run later). The message names the `toolgrade doctor`
             command that checks the server.
-        ConfigError: a bad model specification or option.
+        ConfigError: a bad model specification or option (a stream check of a model
+            without a server, or of a `Backend` object).
         SuiteError: a Python environment of the suite cannot be built (checked before
             anything is sent).
         StoreError: the run folder cannot be written.
     """
     options = options or RunOptions()
     check_profile(options.profile)
+    checked = stream_check_model(model, options)
     await check_environments(suite, suite.cases, options)
     stop = stop or asyncio.Event()
     shown = make_progress(progress)
@@ -98,7 +102,9 @@ async def arun_suite(
         session = _session(
             suite, backend, ready.options, header=ready.header, folder=folder, progress=shown
         )
-        return await _execute(session, stop=stop, done=(), notices=ready.notices)
+        return await _execute(
+            session, stop=stop, done=(), notices=ready.notices, stream_check=checked
+        )
     finally:
         await backend.aclose()
 
@@ -152,6 +158,7 @@ async def aresume_run(
     todo = _unfinished(cases, done, options.repeat)
     await check_environments(suite, todo, options)
     spec = _resume_spec(manifest.run)
+    checked = None if backend is not None else stream_check_model(spec, options)
     stop = stop or asyncio.Event()
     shown = make_progress(progress)
     warm = None if backend is not None else warmup_backend(spec, options)
@@ -182,7 +189,9 @@ async def aresume_run(
             suite, backend, ready.options, header=ready.header, folder=folder, progress=shown
         )
         session.cases = cases
-        return await _execute(session, stop=stop, done=done, notices=ready.notices)
+        return await _execute(
+            session, stop=stop, done=done, notices=ready.notices, stream_check=checked
+        )
     finally:
         await backend.aclose()
 
@@ -245,6 +254,7 @@ async def _execute(
     stop: asyncio.Event | None,
     done: tuple[CaseResult, ...],
     notices: Sequence[tuple[str, str, JsonObject]] = (),
+    stream_check: str | None = None,
 ) -> RunResult:
     wanted = {(c.id, k) for c in session.cases for k in range(session.options.repeat)}
     kept = tuple(r for r in done if (r.case_id, r.repeat) in wanted)
@@ -271,6 +281,8 @@ async def _execute(
         )
     finally:
         session.progress.close()
+    if stream_check is not None and not interrupted and not session.lost:
+        await check_session(session, stream_check)
     run = session.finish(interrupted=interrupted)
     if session.lost:
         url = session.header.backend.get("base_url")

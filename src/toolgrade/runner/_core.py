@@ -13,7 +13,7 @@ from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade._health import timeout_advice, too_many_timeouts
 from toolgrade._version import __version__
 from toolgrade.backends import Backend, ChatReply, EndpointPool, RetryEvent, ServerInfo
-from toolgrade.results import CaseResult, RunResult, Status
+from toolgrade.results import CaseResult, RunResult, Status, StreamCheck
 from toolgrade.runner._loop import Runner
 from toolgrade.runner._options import RunOptions
 from toolgrade.runner._progress import Progress, notify
@@ -86,6 +86,8 @@ class Session:
     """Of those, how many timed out."""
     warned: bool = False
     """True once the too-many-timeouts warning was given."""
+    stream_checks: tuple[StreamCheck, ...] = ()
+    """`--stream-check`: the sampled cases asked streamed and whole, once the cases ran."""
 
     def todo(self) -> list[tuple[Case, int]]:
         """Case repetitions that have no result yet."""
@@ -199,13 +201,14 @@ class Session:
         if isinstance(self.runner.backend, EndpointPool):
             _note_endpoint_fingerprints(server, self.runner.backend)
         complete = not interrupted and not self.todo()
-        header = self.header.model_copy(
-            update={
-                "server": server,
-                "status": "complete" if complete else "interrupted",
-                "finished_at": datetime.now(UTC) if complete else None,
-            }
-        )
+        update: dict[str, object] = {
+            "server": server,
+            "status": "complete" if complete else "interrupted",
+            "finished_at": datetime.now(UTC) if complete else None,
+        }
+        if self.stream_checks:
+            update["stream_checks"] = self.stream_checks
+        header = self.header.model_copy(update=update)
         ordered = sort_results(self.results.values(), [c.id for c in self.cases])
         if self.folder is not None:
             manifest = self.folder.read_manifest()

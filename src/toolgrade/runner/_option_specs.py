@@ -104,6 +104,7 @@ class RunOptionSpecs:
     warmup: OptionSpec[bool]
     warmup_timeout: OptionSpec[float | None]
     seed: OptionSpec[int | None]
+    stream_check: OptionSpec[int]
 
     def __post_init__(self) -> None:
         wrong = [f.name for f in fields(self) if getattr(self, f.name).name != f.name]
@@ -193,6 +194,13 @@ OPTION_SPECS = RunOptionSpecs(
     ),
     seed=OptionSpec(
         "seed", _request_default("seed"), "Seed sent to the server.", low=0, high=MAX_SEED
+    ),
+    stream_check=OptionSpec(
+        "stream_check",
+        0,
+        "After the run, ask N cases (sampled with the seed) streamed, whole and whole"
+        " again, and report where the streamed answer differs (3 requests each).",
+        low=0,
     ),
 )
 """The run options, each declared once."""

@@ -94,6 +94,7 @@ class RunKeywords(RequestSettings, total=False):
     warmup_timeout: float | None
     teacher_forcing: bool
     suite_dir: str | None
+    stream_check: int
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -141,6 +142,9 @@ class RunOptions:
     suite_dir: str | None = None
     """Where a suite's Python environments are found (the suite file's folder); None:
     the folder of `suite_source` (or itself, a suite folder), else installed modules only."""
+    stream_check: int = OPTION_SPECS.stream_check.default
+    """After the run, ask this many sampled cases streamed, whole and whole again
+    (`RunResult.stream_checks`; 0: no check)."""
 
     def __init__(
         self, *, request: BackendSettings | None = None, **keywords: Unpack[RunKeywords]
@@ -166,7 +170,14 @@ class RunOptions:
         if self.warmup_timeout is not None and not self.warmup_timeout > 0:
             raise ConfigError(f"--warmup-timeout must be positive, got {self.warmup_timeout:g}")
         specs = OPTION_SPECS
-        for spec in (specs.concurrency, specs.repeat, specs.seed, specs.max_retries):
+        checked = (
+            specs.concurrency,
+            specs.repeat,
+            specs.seed,
+            specs.max_retries,
+            specs.stream_check,
+        )
+        for spec in checked:
             problem = spec.problem(getattr(self, spec.name))
             if problem is not None:
                 raise ConfigError(f"{spec.flag} {problem}")
@@ -282,8 +293,8 @@ class RunOptions:
 
         The request settings are flat, as before they were nested, so that old and new
         runs read alike; options added later (`prompt_format`, `teacher_forcing`,
-        `suite_dir`, `endpoints`, `endpoint_concurrency`, `warmup_timeout`) only when they
-        are not their default.
+        `suite_dir`, `endpoints`, `endpoint_concurrency`, `warmup_timeout`,
+        `stream_check`) only when they are not their default.
         """
         recorded: JsonObject = {
             "timeout": self.timeout,
@@ -318,6 +329,8 @@ class RunOptions:
             recorded["endpoint_concurrency"] = self.endpoint_concurrency
         if self.warmup_timeout is not None:
             recorded["warmup_timeout"] = self.warmup_timeout
+        if self.stream_check:
+            recorded["stream_check"] = self.stream_check
         return recorded
 
     @classmethod

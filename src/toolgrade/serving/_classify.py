@@ -198,7 +198,8 @@ def classify_answer(answer: Answer, *, native: bool = True) -> ServingVerdict:
     if structured:
         why = _unusable(message, answer)
         if why is not None:
-            return ServingVerdict(ServingClass.MALFORMED_CALL, why)
+            also = ", cut at the token limit" if cut else ""
+            return ServingVerdict(ServingClass.MALFORMED_CALL, why + also)
         if cut:
             return ServingVerdict(ServingClass.TRUNCATED, "calls came, cut at the token limit")
         return ServingVerdict(ServingClass.STRUCTURED)

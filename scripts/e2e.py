@@ -9,7 +9,10 @@ From a fresh clone, with only python3, pip, make, a C/C++ compiler and cmake:
    `toolgrade` command, as a user would, then the first conversations of the built-in
    `coding-agent-multiturn` suite, on-policy and teacher-forced;
 4. checks each run: every selected case has a result, no case errored for toolgrade's own
-   reasons, and every report format renders.
+   reasons, and every report format renders; each run's summary gives its accuracy as
+   served and serving classes, and native runs ask ten cases again streamed and whole
+   (`--stream-check 10`). Before the runs, `toolgrade doctor --battery` probes the server
+   (`--no-doctor` skips it).
 
 `--record DIR` also writes what the model said (one replay file per mode, the suite as it
 ran, and the verdicts) so that `make test` replays it without a model
@@ -257,6 +260,7 @@ def toolgrade(*args: str, home: Path, check: bool = True) -> subprocess.Complete
 # `native-whole` is native mode asked without streaming: llama-cpp-python's
 # chatml-function-calling handler returns structured tool calls only then.
 WIRE = {"native-whole": "native"}
+STREAM_CHECK = 10
 STREAMING = {"native-whole": ("--no-stream",)}
 CONVERSATION_SUITE = "coding-agent-multiturn"
 CONVERSATION_MODES = {"conversations": (), "conversations-forced": ("--teacher-forcing",)}
@@ -284,9 +288,10 @@ def run_mode(
     ]  # fmt: skip
     if args.spec.max_tokens:
         command += ["--max-tokens", str(args.spec.max_tokens)]
-    if wire == "native" and args.chat_format == "chatml-function-calling":
-        # That handler ignores the tools unless tool_choice is sent.
-        command += ["--option", "tool_choice=auto"]
+    command += _tool_choice(args, wire)
+    if wire == "native" and not suite:
+        # Ten cases asked again streamed, whole and whole again (docs/serving.md).
+        command += ["--stream-check", str(STREAM_CHECK)]
     limit = args.limit if limit is None else limit
     if limit:
         command += ["--limit", str(limit)]
@@ -301,6 +306,26 @@ def run_mode(
     report: dict[str, object] = json.loads(report_path.read_text(encoding="utf-8"))
     report["_elapsed_s"] = elapsed
     return report
+
+
+def _tool_choice(args: argparse.Namespace, wire: str) -> list[str]:
+    """llama-cpp-python's chatml-function-calling ignores the tools unless tool_choice is sent."""
+    if wire == "native" and args.chat_format == "chatml-function-calling":
+        return ["--option", "tool_choice=auto"]
+    return []
+
+
+def doctor(url: str, args: argparse.Namespace, home: Path) -> None:
+    """`toolgrade doctor --battery` against the server, printed as a user would see it."""
+    command = [
+        "doctor", "--model", f"llamacpp/{args.spec.alias}", "--base-url", url,
+        "--timeout", str(args.timeout), "--battery", *_tool_choice(args, "native"),
+    ]  # fmt: skip
+    if args.spec.max_tokens:
+        command += ["--max-tokens", str(args.spec.max_tokens)]
+    done = toolgrade(*command, home=home, check=False)
+    print(done.stdout, done.stderr[-2000:], sep="", flush=True)
+    log(f"doctor exited {done.returncode}")
 
 
 def check_run(mode: str, report: dict[str, object], expected_cases: int, home: Path) -> list[str]:
@@ -363,7 +388,13 @@ def _serving(report: dict[str, object]) -> str:
         return ""
     served = serving["as_served"]
     counts = ", ".join(f"{k} {v}" for k, v in serving["counts"].items() if v)
-    return f"; as served {served['passed']}/{served['n']}; serving: {counts}"
+    run = report.get("run")
+    checks = run.get("stream_checks") if isinstance(run, dict) else None
+    verdicts = Counter(c["verdict"] for c in checks) if isinstance(checks, list) else {}
+    streamed = ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items()))
+    return f"; as served {served['passed']}/{served['n']}; serving: {counts}" + (
+        f"; stream check: {streamed}" if streamed else ""
+    )
 
 
 def record(
@@ -443,6 +474,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "Gemma 3's turn format for Gemma)",
     )
     parser.add_argument("--record", type=Path, help="write replay files and verdicts here")
+    parser.add_argument(
+        "--no-doctor",
+        dest="doctor",
+        action="store_false",
+        help="skip `toolgrade doctor --battery` against the server before the runs",
+    )
     args = parser.parse_args(argv)
     args.spec = MODELS[args.model]
     if args.chat_format is None:
@@ -465,6 +502,8 @@ def main(argv: list[str]) -> int:
     problems: list[str] = []
     with served(python, model, args, args.work / "server.log") as url:
         log(f"serving {args.spec.alias} at {url}")
+        if args.doctor:
+            doctor(url, args, home)
         for mode in (m for m in args.modes.split(",") if m):
             reports[mode] = run_mode(mode, url, args, home)
             problems += check_run(mode, reports[mode], expected_cases, home)

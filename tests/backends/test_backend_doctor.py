@@ -169,7 +169,7 @@ def test_doctor_model_missing_fails_and_never_says_ready() -> None:
     [
         ("llamacpp", None, "start llama-server with --jinja", "chatml-function-calling"),
         (None, {"Server": "llama.cpp"}, "start llama-server with --jinja", "chat_format"),
-        ("me", None, "--chat_format chatml-function-calling", "--jinja"),
+        ("me", None, "--chat_format chatml-function-calling", "--tool-call-parser"),
         ("vllm", None, "--tool-call-parser", "--jinja"),
     ],
     ids=["llama-server", "llama-server-header", "llama-cpp-python", "vllm"],

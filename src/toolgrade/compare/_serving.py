@@ -195,6 +195,15 @@ class ServingComparison:
         return self.changed or any(self.lost) or faulty
 
     @property
+    def same_as_model(self) -> bool:
+        """Whether every paired outcome as served is the model's.
+
+        Nothing was lost between the model and the client in either run, so the figures
+        as served repeat the comparison's own.
+        """
+        return not any(self.lost)
+
+    @property
     def change_text(self) -> str:
         """The changes in words, e.g. `server llama-server b4000 → b4100; stream true → false`."""
         return "; ".join(self.changes) if self.changes else "no serving field differs"
@@ -214,10 +223,13 @@ class ServingComparison:
         return detectable_words(self.mde, self.power, self.alpha, flips, n, "cases")
 
     def flip_lines(self) -> list[str]:
-        """One line per non-empty grouping, e.g. `As served, broke 6 cases: 6 calls_in_text …`."""
+        """One line per non-empty grouping, e.g. `As served, broke 6 cases: 6 calls_in_text …`.
+
+        The flips as served are left out when they are the model's (`same_as_model`).
+        """
+        served = () if self.same_as_model else (self.broken_as_served, self.fixed_as_served)
         parts = (
-            ("As served, broke", self.broken_as_served),
-            ("As served, fixed", self.fixed_as_served),
+            *zip(("As served, broke", "As served, fixed"), served, strict=False),
             ("Broke", self.broken),
             ("Fixed", self.fixed),
         )

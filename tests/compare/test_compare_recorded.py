@@ -42,3 +42,25 @@ def test_native_vs_prompt_text_prints_the_verdict_and_the_mde(
     assert "This suite can detect changes of about 10.9 points" in text
     assert "11 of 85 cases flipped" in text
     assert "within acceptable variance" not in text.lower()
+
+
+def test_native_vs_prompt_as_served_explains_the_fixed_cases(
+    comparison: toolgrade.Comparison,
+) -> None:
+    # Native mode on llama-cpp-python left the calls in the text: 6/85 as served against
+    # 23/85 as the model's. Prompt mode reads the text by design, so as served it is 28/85.
+    serving = comparison.serving
+    assert serving is not None
+    assert serving.changes == ("mode native → prompt",)
+    assert (serving.baseline_accuracy.passed, serving.candidate_accuracy.passed) == (6, 28)
+    assert serving.lost == (17, 0)
+    assert serving.verdict == "improvement"
+    assert comparison.verdict == "inconclusive"  # the model's own change cannot be told
+    fixed = {g.kind: (len(g.flips), g.server, g.model) for g in serving.fixed_as_served}
+    # 16 cases the model already got right in native mode: only their delivery was fixed.
+    assert fixed == {"calls_in_text": (23, 16, 7), "text_only": (1, 0, 1)}
+    # The model's own fixed cases are the model's doing: its calls changed.
+    assert all(g.reading == "the model's" for g in serving.fixed)
+    text = format_comparison(comparison)
+    assert "Serving: mode native → prompt" in text
+    assert "As served, fixed 24 cases: 23 calls_in_text (TC-001, TC-002, TC-004, …)" in text

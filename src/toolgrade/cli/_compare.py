@@ -10,6 +10,7 @@ import typer
 import toolgrade
 from toolgrade.cli._compare_text import format_comparison, format_many
 from toolgrade.cli._options import DbOption, JsonFlag
+from toolgrade.compare import gate_verdict
 
 __all__ = ["compare"]
 
@@ -43,6 +44,14 @@ def compare(
             help="Exit 3 when the suite cannot tell (an inconclusive verdict).",
         ),
     ] = False,
+    as_served: Annotated[
+        bool,
+        typer.Option(
+            "--as-served",
+            help="Let the --fail-on options decide on the accuracy as served (a case counts"
+            " only when its calls came as structured tool_calls): a server-upgrade gate.",
+        ),
+    ] = False,
     as_json: JsonFlag = False,
     db: DbOption = None,
 ) -> None:
@@ -53,6 +62,11 @@ def compare(
     improvement, equivalent (the 90% interval inside ±threshold) or inconclusive. With
     more: every run side by side, the best marked, each tested against the best; the
     --fail-on options then check each run against the first.
+
+    When the runs were served differently (server, build, mode, stream, options), or a
+    case's calls did not all reach the client as tool_calls, the accuracy as served is
+    compared too and the flipped cases are grouped by serving class, each group read as
+    the server's or the model's doing; --as-served gates on the verdict as served.
 
     Exit codes: 0 ok, 1 a regression (with --fail-on-regression; it wins over an
     inconclusive one), 2 bad input, 3 an inconclusive verdict (with --fail-on-inconclusive).
@@ -81,10 +95,14 @@ def compare(
         else:
             typer.echo(format_many(many))
             for comp in comparisons:
+                served = comp.serving
+                also = f"; as served: {served.verdict}" if served and served.shown else ""
                 typer.echo(
-                    f"{comp.candidate_label} vs {comp.baseline_label} (baseline): {comp.verdict}"
+                    f"{comp.candidate_label} vs {comp.baseline_label} (baseline):"
+                    f" {comp.verdict}{also}"
                 )
-    if fail_on_regression and any(c.is_regression for c in comparisons):
+    verdicts = [gate_verdict(c, as_served=as_served) for c in comparisons]
+    if fail_on_regression and "regression" in verdicts:
         raise typer.Exit(1)
-    if fail_on_inconclusive and any(c.verdict == "inconclusive" for c in comparisons):
+    if fail_on_inconclusive and "inconclusive" in verdicts:
         raise typer.Exit(3)

@@ -11,6 +11,7 @@ from toolgrade.compare import (
     Flip,
     MultiComparison,
     MultiRow,
+    ServingComparison,
     TurnDelta,
 )
 from toolgrade.metrics import Rate
@@ -18,6 +19,7 @@ from toolgrade.metrics import Rate
 __all__ = ["format_comparison", "format_many"]
 
 _MAX_FLIPS = 50
+_SAME = "no paired case lost a call between the model and the client"
 
 
 def _pct(rate: Rate | None) -> str:
@@ -90,6 +92,8 @@ def format_comparison(comp: Comparison) -> str:
         *_noise_rows(comp),
         "",
     ]
+    if comp.serving is not None and comp.serving.shown:
+        lines += _serving_rows(comp.serving)
     if comp.conversations is not None:
         lines += _conversation_rows(comp.conversations)
     lines += _delta_rows("By Category", comp.by_category)
@@ -112,6 +116,29 @@ def _noise_rows(comp: Comparison) -> list[str]:
             if note is not None:
                 lines.append(f"Warning ({name}): {note}.")
     return lines
+
+
+def _serving_rows(serving: ServingComparison) -> list[str]:
+    """How the runs were served: what changed, the verdict as served, the flips by class."""
+    base, cand, ci = serving.baseline_accuracy, serving.candidate_accuracy, serving.delta_interval
+    lines = [f"Serving: {serving.change_text}"]
+    if serving.same_as_model:
+        lines.append(f"  As served: the same as the model's ({_SAME})")
+    else:
+        lost = serving.lost
+        lines += [
+            f"  As served: {base.rate:.1%} ({base.passed}/{base.n}) -> {cand.rate:.1%}"
+            f" ({cand.passed}/{cand.n})  {_points(serving.delta)} points"
+            f" (95% CI: {_points(ci.low)} to {_points(ci.high)})  McNemar exact p ="
+            f" {serving.p_value:.4g}",
+            f"  Status as served: {serving.status}",
+            f"  Lost between the model and the client: {lost[0]} -> {lost[1]} paired cases"
+            " (passed, but not every call came as tool_calls)",
+        ]
+    lines += [f"  {line}" for line in serving.flip_lines()]
+    hints = {g.hint for g in (*serving.broken_as_served, *serving.broken) if g.hint}
+    lines += [f"  Try: {hint}" for hint in sorted(hints)]
+    return [*lines, ""]
 
 
 def _turn_rows(rows: Sequence[TurnDelta]) -> list[str]:

@@ -10,7 +10,9 @@ Gives every test session, with no import:
 - with `baseline=REF` (a stored run: id, tag, run folder or exported JSON), the run is
   compared with that baseline (`toolgrade.compare_runs`, `threshold` and `alpha` as in
   `toolgrade compare`): a `regression` fails the test, and so does an `inconclusive`
-  verdict with `fail_on_inconclusive=True` (a gate that must be sure).
+  verdict with `fail_on_inconclusive=True` (a gate that must be sure); with
+  `as_served=True` both decide on the verdict as served (only calls delivered as
+  structured `tool_calls` count: a server-upgrade gate).
 
 The suite runs while the fixture is set up, but the bound and the comparison are checked
 when the test itself is called (`pytest_runtest_call`): a model below the bound or
@@ -47,7 +49,7 @@ __all__ = [
 FAILURES_SHOWN = 50
 """Failures listed in the message of a suite below its `min_accuracy`; a count follows."""
 
-_COMPARE_KEYS = frozenset({"baseline", "threshold", "alpha", "fail_on_inconclusive"})
+_COMPARE_KEYS = frozenset({"baseline", "threshold", "alpha", "fail_on_inconclusive", "as_served"})
 """The marker's keywords of a comparison with a baseline."""
 
 _OWN_KEYS = frozenset({"suite", "model", "min_accuracy", "persist"}) | _COMPARE_KEYS
@@ -62,7 +64,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         "toolgrade(suite, model, min_accuracy=None, baseline=None, threshold=2.0, alpha=0.05,"
-        " fail_on_inconclusive=False, **options): run a toolgrade suite as one test through"
+        " fail_on_inconclusive=False, as_served=False, **options): run a toolgrade suite as"
+        " one test through"
         " the toolgrade_suite fixture",
     )
 
@@ -119,13 +122,14 @@ def toolgrade_suite(request: pytest.FixtureRequest) -> SuiteOutcome:
     if bound is not None and outcome.metrics.accuracy.rate < bound:
         shortfalls.append(_failure_text(outcome, bound))
     if baseline is not None:
-        from toolgrade.compare import compare_runs
+        from toolgrade.compare import compare_runs, gate_verdict
 
         comparison = compare_runs(baseline, outcome.run, **gate)
         outcome = SuiteOutcome(outcome.run, outcome.metrics, comparison)
         fails_on = ("regression", "inconclusive") if options.get("fail_on_inconclusive") else ()
-        if comparison.verdict in (fails_on or ("regression",)):
-            shortfalls.append(_comparison_text(comparison))
+        as_served = bool(options.get("as_served", False))
+        if gate_verdict(comparison, as_served=as_served) in (fails_on or ("regression",)):
+            shortfalls.append(_comparison_text(comparison, as_served=as_served))
     if shortfalls:
         # Failing here would make pytest report a setup ERROR: leave it for the call.
         request.node.stash[_SHORTFALL] = "\n".join(shortfalls)
@@ -143,12 +147,11 @@ def _gate(options: dict[str, Any]) -> dict[str, float]:
             f" and alpha={alpha!r} a number between 0 and 1",
             pytrace=False,
         )
-    flag = options.get("fail_on_inconclusive", False)
-    if not isinstance(flag, bool):
-        pytest.fail(
-            f"toolgrade marker option fail_on_inconclusive={flag!r} must be True or False",
-            pytrace=False,
-        )
+    for key in ("fail_on_inconclusive", "as_served"):
+        flag = options.get(key, False)
+        if not isinstance(flag, bool):
+            problem = f"toolgrade marker option {key}={flag!r} must be True or False"
+            pytest.fail(problem, pytrace=False)
     return {"threshold": float(threshold), "alpha": float(alpha)}
 
 
@@ -166,8 +169,11 @@ def _baseline(ref: object) -> RunResult:
     pytest.fail(f"toolgrade marker option baseline={ref!r}: {problem}", pytrace=False)
 
 
-def _comparison_text(comparison: Comparison) -> str:
-    """The failure text of a run behind its baseline (or not shown to be level with it)."""
+def _comparison_text(comparison: Comparison, *, as_served: bool = False) -> str:
+    """The failure text of a run behind its baseline (or not shown to be level with it).
+
+    With `as_served`, the figures as served and the flips by serving class lead.
+    """
     c = comparison
     lines = [
         f"toolgrade: against baseline {c.baseline_label} ({c.baseline_id}): {c.status}",
@@ -176,6 +182,14 @@ def _comparison_text(comparison: Comparison) -> str:
         f" {c.delta_interval.high * 100:+.1f}; McNemar p = {c.p_value:.3g})",
         f"  {c.detectable}",
     ]
+    s = c.serving
+    if as_served and s is not None:
+        lines += [
+            f"  as served: {s.status}; {s.baseline_accuracy.rate:.1%} ->"
+            f" {s.candidate_accuracy.rate:.1%} ({s.delta * 100:+.1f} points,"
+            f" McNemar p = {s.p_value:.3g}); serving: {s.change_text}",
+            *(f"  {line}" for line in s.flip_lines()),
+        ]
     if c.broken:
         shown = ", ".join(f.case_id for f in c.broken[:FAILURES_SHOWN])
         more = (

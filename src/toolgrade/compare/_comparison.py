@@ -8,7 +8,7 @@ optional section, present only when some paired case is a conversation in both r
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from toolgrade._core.json_data import JsonObject
 from toolgrade._core.transcript import ConversationMode
@@ -16,6 +16,9 @@ from toolgrade.compare._noise import NoiseCheck
 from toolgrade.compare._words import detectable_words, verdict_words
 from toolgrade.metrics import TOO_WIDE, Rate
 from toolgrade.stats import Interval
+
+if TYPE_CHECKING:
+    from toolgrade.compare._serving import ServingComparison
 
 __all__ = [
     "Change",
@@ -317,6 +320,9 @@ class Comparison:
     noise: NoiseCheck | None = None
     """The flips weighed against the noise floor measured by the runs' repeats, or by
     the runs themselves when they are of the same settings (None: nothing measures it)."""
+    serving: ServingComparison | None = None
+    """How the runs were served: what changed, the verdict as served, the flips by
+    serving class (None only for a comparison built by hand)."""
 
     @property
     def is_regression(self) -> bool:
@@ -387,6 +393,7 @@ class Comparison:
             "same_settings": self.same_settings,
             "settings_differences": list(self.settings_differences),
             "noise": self.noise.to_dict() if self.noise is not None else None,
+            "serving": self.serving.to_dict() if self.serving is not None else None,
         }
         # An optional section: a comparison without paired conversations has no such key.
         if self.conversations is not None:

@@ -65,6 +65,7 @@ from toolgrade.compare._outcomes import (
     run_label,
     tool_keys,
 )
+from toolgrade.compare._served import serving_comparison
 from toolgrade.compare._verdict import cases_to_tell, decide, equivalence_interval, verdict_for
 from toolgrade.errors import BaselineError
 from toolgrade.metrics import Rate, TurnAccuracy, modes_present, per_turn_accuracy, rate_of
@@ -227,6 +228,9 @@ def compare_runs(
             threshold=threshold,
             alpha=alpha,
             power=power,
+        ),
+        serving=serving_comparison(
+            baseline, candidate, (base, cand, ids), threshold=threshold, alpha=alpha, power=power
         ),
     )
 

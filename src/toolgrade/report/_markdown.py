@@ -182,6 +182,7 @@ def _baseline(c: Comparison) -> list[str]:
             f" {conv.delta * 100:+.1f} pts, {conv.fixed} fixed, {conv.broken} broken"
             f" (McNemar p = {conv.p_value:.3g}). {conv.detectable}.",
         ]
+    out += _baseline_serving(c)
     if c.broken:
         ids = ", ".join(_inline(f.case_id) for f in c.broken[:_TABLE_ROWS])
         out += ["", f"Broken: {ids}" + (" …" if len(c.broken) > _TABLE_ROWS else "")]
@@ -189,6 +190,22 @@ def _baseline(c: Comparison) -> list[str]:
         ids = ", ".join(_inline(f.case_id) for f in c.fixed[:_TABLE_ROWS])
         out += ["", f"Fixed: {ids}" + (" …" if len(c.fixed) > _TABLE_ROWS else "")]
     return out
+
+
+def _baseline_serving(c: Comparison) -> list[str]:
+    """How the runs were served, when there is anything to say (`ServingComparison`)."""
+    s = c.serving
+    if s is None or not s.shown:
+        return []
+    served = (
+        "the same as the model's"
+        if s.same_as_model
+        else f"{s.status} — {pct(s.baseline_accuracy.rate)} → {pct(s.candidate_accuracy.rate)}"
+        f" ({s.delta * 100:+.1f} pts, McNemar p = {s.p_value:.3g})"
+    )
+    out = ["", f"**Serving:** {_inline(s.change_text)}. **As served:** {served}"]
+    lines = s.flip_lines()
+    return out + (["", *(f"- {_inline(line)}" for line in lines)] if lines else [])
 
 
 def _breakdown(title: str, rows: Sequence[Breakdown], *, headings: bool) -> list[str]:

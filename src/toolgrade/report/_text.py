@@ -191,4 +191,21 @@ def _baseline(c: Comparison) -> list[str]:
             f"    Status: {conv.status}",
             f"    {conv.detectable}.",
         ]
-    return out
+    return out + _baseline_serving(c)
+
+
+def _baseline_serving(c: Comparison) -> list[str]:
+    """How the runs were served, when there is anything to say (`ServingComparison`)."""
+    s = c.serving
+    if s is None or not s.shown:
+        return []
+    out = [f"  Serving: {terminal_safe(s.change_text)}"]
+    if s.same_as_model:
+        out.append("    As served: the same as the model's")
+    else:
+        out += [
+            f"    As served: {s.delta * 100:+.1f}% (was {pct(s.baseline_accuracy.rate)},"
+            f" now {pct(s.candidate_accuracy.rate)}; McNemar p = {s.p_value:.3g})",
+            f"    Status as served: {s.status}",
+        ]
+    return out + [f"    {terminal_safe(line)}" for line in s.flip_lines()]

@@ -10,12 +10,12 @@ from runner.real_recordings import REAL
 from toolgrade.cli import app
 
 
-def _run(mode: str) -> Any:
+def _run(mode: str, *extra: str) -> Any:
     return CliRunner().invoke(
         app,
         [
             "run", "--suite", str(REAL / "suite.json"), "--model",
-            f"replay/{REAL / f'{mode}.jsonl'}", "--mode", mode, "--no-warmup",
+            f"replay/{REAL / f'{mode}.jsonl'}", "--mode", mode, "--no-warmup", *extra,
         ],
     )  # fmt: skip
 
@@ -41,3 +41,14 @@ def test_runs_show_gives_the_accuracy_as_served() -> None:
     show = CliRunner().invoke(app, ["runs", "show", shown])
     assert show.exit_code == 0, show.output
     assert "Served:    7.1% (6/85) vs model 27.1% (23/85): calls_in_text 74\n" in show.output
+
+
+def test_run_gates_on_the_accuracy_as_served_against_a_baseline() -> None:
+    """The same model in prompt mode (28/85 either way) then native (23/85, 6/85 as
+    served): the model's drop is not a regression; as served, it is."""
+    base = _run("prompt")
+    assert base.exit_code == 0, base.output
+    base_id = base.output.split("see it with: toolgrade runs show ", 1)[1].split()[0]
+    gate = ["--baseline", base_id, "--fail-on-regression"]
+    assert _run("native", *gate).exit_code == 0
+    assert _run("native", *gate, "--as-served").exit_code == 1

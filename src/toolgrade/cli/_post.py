@@ -22,7 +22,7 @@ import typer
 import toolgrade
 from toolgrade.backends import NO_RECORDED_RESPONSE
 from toolgrade.cli._process import silence_stdout
-from toolgrade.compare import Comparison
+from toolgrade.compare import Comparison, gate_verdict
 from toolgrade.errors import BaselineError, ConfigError, SaveError
 from toolgrade.report import as_served_line, report_formats
 from toolgrade.results import RunResult, Status
@@ -41,6 +41,8 @@ class PostRunOptions:
     """Exit 1 when the comparison finds a regression."""
     fail_on_inconclusive: bool = False
     """Exit 3 when the comparison's verdict is `inconclusive` (a regression wins)."""
+    as_served: bool = False
+    """The gates decide on the verdict as served (`compare.gate_verdict`)."""
     threshold: float = 2.0
     """Accuracy drop, in points, that counts as a regression (with significance)."""
     alpha: float = 0.05
@@ -142,9 +144,10 @@ def _gate(comparison: Comparison | None, options: PostRunOptions) -> int:
     """The exit code of the comparison with the baseline: 1, 3 or 0 (see `after_run`)."""
     if comparison is None:
         return 0
-    if options.fail_on_regression and comparison.is_regression:
+    verdict = gate_verdict(comparison, as_served=options.as_served)
+    if options.fail_on_regression and verdict == "regression":
         return 1
-    if options.fail_on_inconclusive and comparison.verdict == "inconclusive":
+    if options.fail_on_inconclusive and verdict == "inconclusive":
         return 3
     return 0
 

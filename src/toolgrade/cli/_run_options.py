@@ -177,6 +177,15 @@ class PostOptions:
             panel=OUT_PANEL,
         ),
     )
+    as_served: bool = field(
+        default=False,
+        metadata=option(
+            "--as-served",
+            help="Let the --fail-on options decide on the accuracy as served (only calls that"
+            " came as structured tool_calls count): a server-upgrade gate.",
+            panel=OUT_PANEL,
+        ),
+    )
     threshold: float = field(
         default=2.0,
         metadata=option(
@@ -237,6 +246,7 @@ class PostOptions:
             baseline=self.baseline,
             fail_on_regression=self.fail_on_regression,
             fail_on_inconclusive=self.fail_on_inconclusive,
+            as_served=self.as_served,
             threshold=self.threshold,
             alpha=self.alpha,
             reports=files,

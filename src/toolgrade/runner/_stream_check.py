@@ -66,7 +66,8 @@ def sample_cases(cases: Sequence[Case], n: int, seed: int | None) -> list[Case]:
 
     Examples:
         >>> from toolgrade.suite import Case
-        >>> cases = [Case.model_validate({"id": f"c{i}", "prompt": "p"}) for i in range(9)]
+        >>> row = {"prompt": "p", "expected": None}
+        >>> cases = [Case.model_validate({"id": f"c{i}", **row}) for i in range(9)]
         >>> [c.id for c in sample_cases(cases, 3, 7)] == [c.id for c in sample_cases(cases, 3, 7)]
         True
         >>> len(sample_cases(cases, 20, None))

@@ -122,9 +122,10 @@ def parser_hint(fmt: str | None, server: str) -> str | None:
         server: the server software (`server_of`), `""` when unknown.
 
     Returns:
-        One sentence; None when there is no format. A format no server parses (bare or
-        fenced JSON) gets the same advice on every server: measure the model in prompt
-        mode, or give it a template with a tool-call format.
+        One sentence (the format itself is named where the hint is shown); None when
+        there is no format. A format no server parses (bare or fenced JSON) gets the same
+        advice on every server: measure the model in prompt mode, or give it a template
+        with a tool-call format.
 
     Examples:
         >>> parser_hint("hermes", "vllm")
@@ -132,9 +133,9 @@ def parser_hint(fmt: str | None, server: str) -> str | None:
         >>> parser_hint("llama3_json", "sglang")
         'start SGLang with --tool-call-parser llama3'
         >>> parser_hint("fenced_json", "vllm")[:32]
-        'no vLLM parser reads fenced_json'
-        >>> parser_hint("json", "llama-server")[:45]
-        "no server's tool-call parser reads json as th"
+        'no vLLM parser reads this format'
+        >>> parser_hint("json", "llama-server")[:46]
+        "no server's tool-call parser reads this format"
     """
     if not fmt or fmt == "none":
         return None
@@ -146,15 +147,15 @@ def parser_hint(fmt: str | None, server: str) -> str | None:
         parser = parsers.get(fmt)
         if parser is None:
             return (
-                f"no {name} parser reads {fmt}: serve the model with a chat template that"
-                " gives it a tool-call format, or run with --mode prompt"
+                f"no {name} parser reads this format: serve the model with a chat template"
+                " that gives it a tool-call format, or run with --mode prompt"
             )
         return SERVER_FIXES[server].replace("<parser>", parser)
     if fmt not in _VLLM and fmt not in _SGLANG:
         return (
-            f"no server's tool-call parser reads {fmt} as the model writes it: run with"
-            " --mode prompt to measure the model, or serve it with a chat template that"
-            " gives it a tool-call format"
+            "no server's tool-call parser reads this format as the model writes it: run"
+            " with --mode prompt to measure the model, or serve it with a chat template"
+            " that gives it a tool-call format"
         )
     if server == "llama-cpp-python":
         return _LLAMA_CPP_PYTHON_FIX

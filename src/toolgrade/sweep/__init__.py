@@ -8,7 +8,7 @@ with its bootstrap rank interval (`rank_intervals`), and every pair of models is
 (`pair_tests`, Holm-corrected by `holm_adjust`) to say which pairs the suite separates.
 """
 
-from toolgrade.sweep._boards import history_leaderboard, sweep_leaderboard
+from toolgrade.sweep._boards import history_leaderboard, leaderboard, sweep_leaderboard
 from toolgrade.sweep._config import ModelEntry, SuiteEntry, SweepConfig, load_sweep
 from toolgrade.sweep._leaderboard import (
     BoardInput,
@@ -16,7 +16,6 @@ from toolgrade.sweep._leaderboard import (
     LeaderboardEntry,
     SuiteBoard,
     build_leaderboard,
-    leaderboard,
 )
 from toolgrade.sweep._leaderboard_html import render_leaderboard_html, write_leaderboard_html
 from toolgrade.sweep._leaderboard_text import render_leaderboard_text

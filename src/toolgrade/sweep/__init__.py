@@ -6,6 +6,8 @@ combination as an ordinary run (saved to the history, tagged, resumable), and
 same table from the history alone, `leaderboard` from any runs. Each model's place comes
 with its bootstrap rank interval (`rank_intervals`), and every pair of models is tested
 (`pair_tests`, Holm-corrected by `holm_adjust`) to say which pairs the suite separates.
+Beside its accuracy, each model has its accuracy as served and serving faults
+(`EntryServing`), shown where they differ.
 """
 
 from toolgrade.sweep._boards import history_leaderboard, leaderboard, sweep_leaderboard
@@ -29,11 +31,13 @@ from toolgrade.sweep._run import (
     arun_sweep,
     run_sweep,
 )
+from toolgrade.sweep._served import EntryServing
 
 __all__ = [
     "BoardInput",
     "Combination",
     "CombinationOutcome",
+    "EntryServing",
     "Leaderboard",
     "LeaderboardEntry",
     "ModelEntry",

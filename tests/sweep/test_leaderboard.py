@@ -154,7 +154,7 @@ def test_leaderboard_text_lists_every_model(board: Leaderboard) -> None:
 
 def test_leaderboard_json_is_complete(board: Leaderboard) -> None:
     data = json.loads(json.dumps(board.to_dict()))
-    assert data["schema_version"] == 2 and data["alpha"] == 0.05 and data["threshold"] == 2.0
+    assert data["schema_version"] == 3 and data["alpha"] == 0.05 and data["threshold"] == 2.0
     (suite,) = data["suites"]
     assert suite["best"] == "a" and suite["compared_cases"] == 10
     assert [e["standing"] for e in suite["entries"]] == [

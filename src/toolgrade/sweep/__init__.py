@@ -6,9 +6,11 @@ combination as an ordinary run (saved to the history, tagged, resumable), and
 same table from the history alone, `leaderboard` from any runs. Each model's place comes
 with its bootstrap rank interval (`rank_intervals`), and every pair of models is tested
 (`pair_tests`, Holm-corrected by `holm_adjust`) to say which pairs the suite separates.
+Beside its accuracy, each model has its accuracy as served and serving faults
+(`EntryServing`), shown where they differ.
 """
 
-from toolgrade.sweep._boards import history_leaderboard, sweep_leaderboard
+from toolgrade.sweep._boards import history_leaderboard, leaderboard, sweep_leaderboard
 from toolgrade.sweep._config import ModelEntry, SuiteEntry, SweepConfig, load_sweep
 from toolgrade.sweep._leaderboard import (
     BoardInput,
@@ -16,7 +18,6 @@ from toolgrade.sweep._leaderboard import (
     LeaderboardEntry,
     SuiteBoard,
     build_leaderboard,
-    leaderboard,
 )
 from toolgrade.sweep._leaderboard_html import render_leaderboard_html, write_leaderboard_html
 from toolgrade.sweep._leaderboard_text import render_leaderboard_text
@@ -30,11 +31,13 @@ from toolgrade.sweep._run import (
     arun_sweep,
     run_sweep,
 )
+from toolgrade.sweep._served import EntryServing
 
 __all__ = [
     "BoardInput",
     "Combination",
     "CombinationOutcome",
+    "EntryServing",
     "Leaderboard",
     "LeaderboardEntry",
     "ModelEntry",

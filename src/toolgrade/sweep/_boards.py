@@ -1,4 +1,4 @@
-"""A sweep's leaderboard: from the sweep just run, or from the history alone."""
+"""A leaderboard: from the sweep just run, from the history alone, or from any runs."""
 
 from __future__ import annotations
 
@@ -6,13 +6,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from toolgrade.results import RunResult
+from toolgrade.store import resolve_run
 from toolgrade.sweep._config import SweepConfig
 from toolgrade.sweep._history import changed_note, stored_run
 from toolgrade.sweep._leaderboard import BoardInput, Leaderboard, build_leaderboard
 from toolgrade.sweep._plan import Combination, plan_sweep
 from toolgrade.sweep._run import CombinationOutcome, SweepResult
 
-__all__ = ["history_leaderboard", "sweep_leaderboard"]
+__all__ = ["history_leaderboard", "leaderboard", "sweep_leaderboard"]
 
 
 def _inputs(
@@ -89,3 +90,48 @@ def history_leaderboard(
 
     inputs = _inputs(plan_sweep(config), find)
     return build_leaderboard(config.name, inputs, alpha=alpha, threshold=threshold)
+
+
+def leaderboard(
+    runs: Sequence[str | Path | RunResult],
+    *,
+    db: Path | None = None,
+    alpha: float = 0.05,
+    name: str = "leaderboard",
+    seed: int = 0,
+    threshold: float = 2.0,
+) -> Leaderboard:
+    """A leaderboard of any runs: grouped by suite name, each model named by its spec.
+
+    Args:
+        runs: run ids, tags, run folders, exported files, or runs.
+        db: the history database the ids and tags are looked up in.
+        alpha: the family-wise significance level of the pairs' tests and the standings.
+        name: the leaderboard's name.
+        seed: seed of the rank intervals' bootstrap (at least 0).
+        threshold: the gap to the best, in points, that matters to a standing.
+
+    Returns:
+        The leaderboard, one table per suite (in the order first seen).
+
+    Raises:
+        BaselineError: a run cannot be found.
+
+    Examples:
+        >>> board = leaderboard(["run-a", "run-b"])  # doctest: +SKIP
+        >>> board.suites[0].best.label  # doctest: +SKIP
+        'ollama/qwen3:8b'
+    """
+    loaded = [r if isinstance(r, RunResult) else resolve_run(str(r), db=db) for r in runs]
+    by_suite: dict[str, list[RunResult]] = {}
+    for run in loaded:
+        by_suite.setdefault(run.suite_name, []).append(run)
+    inputs = []
+    for suite, members in by_suite.items():
+        labels = [run.model for run in members]
+        rows = [
+            (f"{label} [{run.run_id}]" if labels.count(label) > 1 else label, run.model, run, None)
+            for label, run in zip(labels, members, strict=True)
+        ]
+        inputs.append(BoardInput(suite, rows))
+    return build_leaderboard(name, inputs, alpha=alpha, seed=seed, threshold=threshold)

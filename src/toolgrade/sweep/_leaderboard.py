@@ -17,22 +17,25 @@ Each model's **standing** against the best is one of the comparison's verdicts,
 `regression`, `equivalent` or `inconclusive`, read off its pair with the best in that
 Holm family (`toolgrade.sweep._standing`): a `regression` is always a separated pair,
 so the standing and the pairs never contradict each other.
+
+Beside each accuracy, the accuracy **as served** (only the calls a client receives as
+`tool_calls` count) and the serving faults (`toolgrade.sweep._served`); the ranks, the
+pairs and the standings stay on the model's accuracy.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from toolgrade._core.json_data import JsonObject
 from toolgrade.compare import MultiComparison, case_outcomes, compare_many
 from toolgrade.errors import BaselineError
 from toolgrade.results import RunResult, Status
 from toolgrade.stats import Interval, Rate, rate_of
-from toolgrade.store import resolve_run
 from toolgrade.sweep._pairs import PairTest, pair_tests, separation_summary
 from toolgrade.sweep._ranks import RankInterval, rank_intervals
+from toolgrade.sweep._served import EntryServing, entry_serving, served_differs, served_swaps
 from toolgrade.sweep._standing import Standing, VersusBest, versus_best
 
 __all__ = [
@@ -41,11 +44,11 @@ __all__ = [
     "LeaderboardEntry",
     "SuiteBoard",
     "build_leaderboard",
-    "leaderboard",
 ]
 
-SCHEMA_VERSION = 2
-"""Version of the leaderboard's JSON (2: the standings are the comparison's verdicts)."""
+SCHEMA_VERSION = 3
+"""Version of the leaderboard's JSON (2: the standings are the comparison's verdicts;
+3: each model's `serving`, each suite's `serving_differs` and `served_swaps`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +92,8 @@ class LeaderboardEntry:
     """The paired interval of the gap to the best that decides `equivalent`."""
     cases_to_tell: int | None = None
     """For `inconclusive`, about how many compared cases would tell (None otherwise)."""
+    serving: EntryServing | None = None
+    """Its accuracy as served, over the same cases, and its serving faults (None: no run)."""
 
     def to_dict(self) -> JsonObject:
         """Return the entry as a JSON object."""
@@ -112,6 +117,7 @@ class LeaderboardEntry:
                 self.equivalence_interval.to_dict() if self.equivalence_interval else None
             ),
             "cases_to_tell": self.cases_to_tell,
+            "serving": self.serving.to_dict() if self.serving else None,
         }
 
 
@@ -145,6 +151,16 @@ class SuiteBoard:
         return bool(self.pairs) and not self.separated_pairs
 
     @property
+    def serving_differs(self) -> bool:
+        """Some model's accuracy as served differs from its accuracy: both are shown."""
+        return any(served_differs(e.accuracy, e.serving) for e in self.entries)
+
+    @property
+    def served_swaps(self) -> tuple[tuple[str, str], ...]:
+        """(ahead, behind): ranked models whose order as served reverses the listed one."""
+        return served_swaps([(e.label, e.serving) for e in self.entries if e.rank is not None])
+
+    @property
     def best(self) -> LeaderboardEntry | None:
         """The best model (None when no model has a run)."""
         return next((e for e in self.entries if e.standing == "best"), None)
@@ -160,6 +176,8 @@ class SuiteBoard:
             "pairs": [p.to_dict() for p in self.pairs],
             "separates_none": self.separates_none,
             "summary": self.summary,
+            "serving_differs": self.serving_differs,
+            "served_swaps": [{"ahead": a, "behind": b} for a, b in self.served_swaps],
         }
 
 
@@ -253,6 +271,7 @@ def _board(data: BoardInput, alpha: float, seed: int, threshold: float) -> Suite
                 p_value=e.p_value_vs_best,
                 rank_interval=interval,
                 versus=vs,
+                cases=shared[0].keys(),
             )
             for (label, run), e, interval, vs in zip(
                 present, many.entries, intervals, versus, strict=True
@@ -309,6 +328,7 @@ def _entry(
     note: str | None = None,
     rank_interval: RankInterval | None = None,
     versus: VersusBest | None = None,
+    cases: Collection[str] | None = None,
 ) -> LeaderboardEntry:
     outcomes = case_outcomes(run) if run is not None else {}
     passed = sum(o.passed for o in outcomes.values())
@@ -333,6 +353,7 @@ def _entry(
         adjusted_p=versus.adjusted_p if versus else None,
         equivalence_interval=versus.equivalence_interval if versus else None,
         cases_to_tell=versus.cases_to_tell if versus else None,
+        serving=entry_serving(run, cases) if run is not None else None,
     )
 
 
@@ -352,48 +373,3 @@ def _ranked(entries: Sequence[LeaderboardEntry]) -> list[LeaderboardEntry]:
             rank = None
         out.append(replace(e, rank=rank))
     return out
-
-
-def leaderboard(
-    runs: Sequence[str | Path | RunResult],
-    *,
-    db: Path | None = None,
-    alpha: float = 0.05,
-    name: str = "leaderboard",
-    seed: int = 0,
-    threshold: float = 2.0,
-) -> Leaderboard:
-    """A leaderboard of any runs: grouped by suite name, each model named by its spec.
-
-    Args:
-        runs: run ids, tags, run folders, exported files, or runs.
-        db: the history database the ids and tags are looked up in.
-        alpha: the family-wise significance level of the pairs' tests and the standings.
-        name: the leaderboard's name.
-        seed: seed of the rank intervals' bootstrap (at least 0).
-        threshold: the gap to the best, in points, that matters to a standing.
-
-    Returns:
-        The leaderboard, one table per suite (in the order first seen).
-
-    Raises:
-        BaselineError: a run cannot be found.
-
-    Examples:
-        >>> board = leaderboard(["run-a", "run-b"])  # doctest: +SKIP
-        >>> board.suites[0].best.label  # doctest: +SKIP
-        'ollama/qwen3:8b'
-    """
-    loaded = [r if isinstance(r, RunResult) else resolve_run(str(r), db=db) for r in runs]
-    by_suite: dict[str, list[RunResult]] = {}
-    for run in loaded:
-        by_suite.setdefault(run.suite_name, []).append(run)
-    inputs = []
-    for suite, members in by_suite.items():
-        labels = [run.model for run in members]
-        rows = [
-            (f"{label} [{run.run_id}]" if labels.count(label) > 1 else label, run.model, run, None)
-            for label, run in zip(labels, members, strict=True)
-        ]
-        inputs.append(BoardInput(suite, rows))
-    return build_leaderboard(name, inputs, alpha=alpha, seed=seed, threshold=threshold)

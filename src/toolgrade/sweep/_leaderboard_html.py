@@ -4,6 +4,10 @@ The same rules as the report (`toolgrade.report._html`): Jinja2 autoescaping for
 value (model labels, suite names and notes come from the sweep file, the suites and
 the servers), and a Content-Security-Policy that allows exactly the page's own script
 and style, pinned by hash. The style is the report's, plus the table's few rules.
+
+A suite where some model's accuracy as served differs from its accuracy gets the
+columns `As served`, its interval and `Serving faults`, and a line naming the models
+whose order as served is reversed; other suites show neither.
 """
 
 from __future__ import annotations
@@ -70,6 +74,8 @@ class _Table:
     """Models with a run, in rank order."""
     missing: tuple[LeaderboardEntry, ...]
     """Models without one."""
+    swaps: tuple[tuple[LeaderboardEntry, LeaderboardEntry], ...] = ()
+    """(ahead, behind) as served: the models whose order as served is reversed."""
 
 
 def _table(board: SuiteBoard) -> _Table:
@@ -77,7 +83,9 @@ def _table(board: SuiteBoard) -> _Table:
     bars = [Breakdown(e.label, e.accuracy, 0.0) for e in rows if e.accuracy is not None]
     chart = bar_chart(f"Accuracy on {board.suite}", bars, headings=False) if bars else None
     missing = tuple(e for e in board.entries if e.run_id is None)
-    return _Table(board, chart, rows, missing)
+    by_label = {e.label: e for e in rows}
+    swaps = tuple((by_label[a], by_label[b]) for a, b in board.served_swaps)
+    return _Table(board, chart, rows, missing, swaps)
 
 
 def render_leaderboard_html(board: Leaderboard) -> str:
@@ -95,6 +103,7 @@ def render_leaderboard_html(board: Leaderboard) -> str:
         .render(
             board=board,
             tables=[_table(s) for s in board.suites],
+            served=any(s.serving_differs for s in board.suites),
             pct=pct,
             csp=csp,
             script=markupsafe.Markup(script),

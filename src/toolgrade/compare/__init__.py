@@ -19,9 +19,9 @@ from toolgrade.compare._comparison import (
 )
 from toolgrade.compare._many import MultiComparison, MultiEntry, MultiRow, compare_many
 from toolgrade.compare._noise import REQUEST_SETTINGS, NoiseCheck, settings_differences
-from toolgrade.compare._outcomes import case_outcomes
+from toolgrade.compare._outcomes import case_outcomes, majority
 from toolgrade.compare._runs import compare_runs
-from toolgrade.compare._served import serving_changes
+from toolgrade.compare._served import served_outcomes, serving_changes
 from toolgrade.compare._serving import FlipGroup, ServedFlip, ServingComparison, gate_verdict
 from toolgrade.compare._verdict import cases_to_tell, equivalence_interval, verdict_for
 
@@ -47,6 +47,8 @@ __all__ = [
     "compare_runs",
     "equivalence_interval",
     "gate_verdict",
+    "majority",
+    "served_outcomes",
     "serving_changes",
     "settings_differences",
     "verdict_for",

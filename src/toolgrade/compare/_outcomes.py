@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from toolgrade.metrics import NO_VALUE_KEY, Rate, case_tools, rate_of
 from toolgrade.results import CaseResult, RunResult, Status
 
-__all__ = ["Outcome", "case_outcomes", "group_rates", "run_label", "tool_keys"]
+__all__ = ["Outcome", "case_outcomes", "group_rates", "majority", "run_label", "tool_keys"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +30,18 @@ class Outcome:
     """Distinct tools of the case's primary expectation; `(no call)` when none."""
 
 
+def majority(passed: int, tries: int) -> bool:
+    """Whether a case passes over its tries: a strict majority passed.
+
+    A tie is a failure, so a flaky case never hides a regression.
+
+    Examples:
+        >>> majority(2, 3), majority(1, 2), majority(1, 1)
+        (True, False, True)
+    """
+    return 2 * passed > tries
+
+
 def _reduce(case_id: str, tries: Sequence[CaseResult]) -> Outcome:
     first = tries[0]
     category = first.category or NO_VALUE_KEY
@@ -37,9 +49,7 @@ def _reduce(case_id: str, tries: Sequence[CaseResult]) -> Outcome:
         return Outcome(
             case_id, first.status is Status.CORRECT, first.status.value, category, case_tools(first)
         )
-    correct = sum(r.status is Status.CORRECT for r in tries)
-    # Strict majority: a tie is a failure, so a flaky case never hides a regression.
-    passed = 2 * correct > len(tries)
+    passed = majority(sum(r.status is Status.CORRECT for r in tries), len(tries))
     if passed:
         status = Status.CORRECT.value
     else:

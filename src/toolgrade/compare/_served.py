@@ -35,14 +35,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from toolgrade._core.json_data import JsonValue
-from toolgrade.compare._outcomes import Outcome
+from toolgrade.compare._outcomes import Outcome, majority
 from toolgrade.compare._serving import FlipGroup, Reading, ServedFlip, ServingComparison
 from toolgrade.compare._verdict import decide
 from toolgrade.metrics import rate_of, run_is_native
 from toolgrade.results import CaseResult, RunResult, Status
 from toolgrade.serving import ServingClass, delivered, parser_hint, server_of, serving_verdict
 
-__all__ = ["SERVING_RECORD", "SERVING_SETTINGS", "serving_changes", "serving_comparison"]
+__all__ = [
+    "SERVING_RECORD",
+    "SERVING_SETTINGS",
+    "served_outcomes",
+    "serving_changes",
+    "serving_comparison",
+]
 
 SERVING_RECORD = (
     "server",
@@ -152,6 +158,15 @@ def _signature(result: CaseResult) -> str:
     return json.dumps(listed, sort_keys=True, ensure_ascii=False) if listed else ""
 
 
+def served_outcomes(run: RunResult) -> dict[str, bool]:
+    """Each case with a scored result: whether it passed as served (majority of tries).
+
+    A try passes as served when it is `correct` and every call it made came as
+    structured `tool_calls` (`serving.delivered`, in the run's mode).
+    """
+    return {case_id: case.passed for case_id, case in _served_cases(run).items()}
+
+
 def _served_cases(run: RunResult) -> dict[str, _Served]:
     """Each case with a scored result, as served."""
     native = run_is_native(run.backend)
@@ -167,7 +182,7 @@ def _served_cases(run: RunResult) -> dict[str, _Served]:
         kind = Counter(v.kind for v in verdicts).most_common(1)[0][0]
         fmt = next((v.fmt for v in verdicts if v.kind is kind and v.fmt), None)
         calls = frozenset(s for s in map(_signature, group) if s)
-        cases[case_id] = _Served(2 * ok > len(group), kind, fmt, calls)
+        cases[case_id] = _Served(majority(ok, len(group)), kind, fmt, calls)
     return cases
 
 

@@ -8,7 +8,7 @@ with the model's serving faults, and names the models whose order it reverses. T
 ranks, the pairs and the standings stay on the model's accuracy.
 
 The accuracy as served is reduced the way the leaderboard's accuracy is
-(`compare.case_outcomes`): over the same cases, one outcome per case, a case passing
+(`compare.served_outcomes`): over the same cases, one outcome per case, a case passing
 when a strict majority of its scored tries pass *as served*: status `correct` and every
 call delivered as `tool_calls` in the run's mode (`serving.delivered`,
 `metrics.run_is_native`), the definition of `RunMetrics.serving.as_served` per try.
@@ -19,14 +19,14 @@ and failed requests included.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from toolgrade._core.json_data import JsonObject
+from toolgrade.compare import served_outcomes
 from toolgrade.metrics import cluster_keys, run_is_native, serving_section
-from toolgrade.results import RunResult, Status
-from toolgrade.serving import FAULTS, delivered
+from toolgrade.results import RunResult
+from toolgrade.serving import FAULTS
 from toolgrade.stats import Rate, rate_of
 
 __all__ = ["EntryServing", "entry_serving", "served_differs", "served_swaps"]
@@ -75,13 +75,11 @@ def entry_serving(run: RunResult, cases: Collection[str] | None = None) -> Entry
         The numbers shown beside its accuracy.
     """
     native = run_is_native(run.backend)
-    tries: defaultdict[str, list[bool]] = defaultdict(list)
-    for result in run.results:
-        if result.status.scored and (cases is None or result.case_id in cases):
-            ok = result.status is Status.CORRECT and delivered(result, native=native)
-            tries[result.case_id].append(ok)
-    # Strict majority, as `case_outcomes` reduces tries: a tie is a failure.
-    passed = sum(2 * sum(oks) > len(oks) for oks in tries.values())
+    outcomes = [
+        passed
+        for case_id, passed in served_outcomes(run).items()
+        if cases is None or case_id in cases
+    ]
     scored = [r for r in run.results if r.status.scored]
     section = serving_section(
         run.results, cluster_keys(scored), native=native, server=run.server, model=run.model
@@ -89,7 +87,7 @@ def entry_serving(run: RunResult, cases: Collection[str] | None = None) -> Entry
     counts = [(kind.value, section.counts.get(kind.value, 0)) for kind in FAULTS]
     commonest, most = max(counts, key=lambda item: item[1])
     return EntryServing(
-        as_served=rate_of(passed, len(tries)),
+        as_served=rate_of(sum(outcomes), len(outcomes)),
         faults=section.faults,
         commonest_fault=commonest if most else None,
         commonest_count=most,

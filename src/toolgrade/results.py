@@ -113,7 +113,7 @@ to blame); `failed` a request failed."""
 
 
 class StreamCheck(BaseModel):
-    """One sampled case asked streamed, whole, and whole again with the same settings."""
+    """One sampled case asked whole, streamed, and whole again with the same settings."""
 
     model_config = _FROZEN
 

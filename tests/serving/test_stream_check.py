@@ -127,7 +127,7 @@ SUITE = toolgrade.Suite.model_validate(
 
 _READ = {"name": "read_file", "arguments": {"path": "a.py"}}
 _LOST = {"name": "read_file", "arguments": {}}
-# Each prompt is asked by the run (streamed), then by the check: streamed, whole, whole again.
+# Each prompt is asked by the run (streamed), then by the check: whole, streamed, whole again.
 SCRIPT = {
     "clean": [Step(calls=[_READ])],
     "diverge": [Step(calls=[_READ], streamed=Step(calls=[_LOST]))],
@@ -173,7 +173,7 @@ def test_stream_check_through_a_run_against_the_fake_server() -> None:
     }
     assert checks["S-diverge"].detail == "streamed lost the argument `path`"
     assert checks["S-diverge"].streamed["tool_calls"][0]["function"]["arguments"] == "{}"  # type: ignore[index]
-    assert checks["S-fails"].detail.startswith("the whole request failed: ")
+    assert checks["S-fails"].detail.startswith("the streamed request failed: ")
     # A conversation is checked on its first request only: three more "talk first".
     assert asked.count((True, "talk first")) == 2 and asked.count((False, "talk first")) == 2
     line = stream_summary(run.stream_checks)

@@ -48,7 +48,7 @@ async def arun_suite(
     (bounded by `options.warmup_limit`, not `timeout`) unless `options.warmup` is False,
     and the concurrency is lowered to the requests the server answers at once when it
     says (`ServerInfo.parallel`). With `options.stream_check`, a complete run then asks
-    that many sampled cases streamed, whole and whole again (`RunResult.stream_checks`).
+    that many sampled cases whole, streamed and whole again (`RunResult.stream_checks`).
 
     Args:
         suite: the suite, already narrowed to the selected cases.

@@ -143,7 +143,7 @@ class RunOptions:
     """Where a suite's Python environments are found (the suite file's folder); None:
     the folder of `suite_source` (or itself, a suite folder), else installed modules only."""
     stream_check: int = OPTION_SPECS.stream_check.default
-    """After the run, ask this many sampled cases streamed, whole and whole again
+    """After the run, ask this many sampled cases whole, streamed and whole again
     (`RunResult.stream_checks`; 0: no check)."""
 
     def __init__(

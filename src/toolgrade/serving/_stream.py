@@ -6,7 +6,7 @@ same when a client reading them gets the same thing: the same serving class (a c
 parsed on one path may be left in the text on the other), the same calls (name and
 canonical arguments, in order), and, when there is no call, the same text (spaces
 folded). `compare_answers` says what differs, in words; `stream_check` makes the
-record of one sampled case asked three times (streamed, whole, whole again: the second
+record of one sampled case asked three times (whole, streamed, whole again: the second
 whole answer tells the stream's fault from sampling noise); `stream_summary` is the
 one line a run prints.
 """
@@ -193,7 +193,7 @@ def compare_answers(
 def stream_check(
     case_id: str, streamed: Asked, whole: Asked, whole_again: Asked, *, native: bool = True
 ) -> StreamCheck:
-    """The record of one case asked streamed, whole and whole again.
+    """The record of one case asked whole, streamed and whole again.
 
     `agree`: the streamed answer is the same as the whole one; `diverge`: it differs
     while the two whole answers are the same (the streaming path changes the answer);

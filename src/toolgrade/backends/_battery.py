@@ -65,7 +65,7 @@ _THINK = (
     "Before you answer, think step by step inside <think> and </think>; then act."
     " Use the tools when useful."
 )
-_GREETING = "Send José in Zürich the message „Grüße aus Köln, 東京で会いましょう“"
+_NON_ASCII_REQUEST = "Send José in Zürich the message „Grüße aus Köln, 東京で会いましょう“"
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +118,7 @@ BATTERY: tuple[BatteryProbe, ...] = (
     BatteryProbe(
         "nested, non-ASCII arguments",
         _SYSTEM,
-        f"{_GREETING}, tagged urgent and café. Use the tool.",
+        f"{_NON_ASCII_REQUEST}, tagged urgent and café. Use the tool.",
         (_MESSAGE_TOOL, PROBE_TOOL),
         (
             (

@@ -6,6 +6,7 @@ from toolgrade.extract._deprecated import EXTRACT_DEPRECATED as _DEPRECATED
 from toolgrade.extract._deprecated import deprecated_attribute as _deprecated_attribute
 from toolgrade.extract._messages import is_trajectory, trajectory_message
 from toolgrade.extract._pysource import quiet_source
+from toolgrade.extract._reasoning import strip_reasoning
 from toolgrade.extract._registry import PlacedFormat, list_formats, register_format
 from toolgrade.extract._structured import StructuredFormat
 from toolgrade.extract._types import (
@@ -34,6 +35,7 @@ __all__ = [
     "quiet_source",
     "register_format",
     "steps_from_messages",
+    "strip_reasoning",
     "trajectory_message",
     "turn_start",
 ]

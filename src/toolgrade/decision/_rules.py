@@ -32,11 +32,13 @@ _TOOL_RESULT = ("<tool_response>", '{"error"', "<|tool_response|>", "[tool_resul
 _FENCE = re.compile(r"```[^\n]{0,40}\n")
 _SENTENCE_END = re.compile(r"[.!?]+(?:\s+|$)")
 _GRAM = 4
-# A system prompt's opening: a reply that starts so repeats its instructions.
-_SYSTEM_OPENINGS = frozenset({("you", "are", "a"), ("you", "are", "an")})
+# A system prompt's opening at a sentence's start: a reply holding one repeats the
+# instructions it was given.
+_SYSTEM_OPENING = re.compile(r"(?:^|[.!?:;][^\s]{0,12}\s+)you are an? ")
 _ECHO_SHARE = 0.6
+_VERBATIM_SHARE = 0.9
 _ECHO_MIN_WORDS = 6
-_REPEATED_SHARE = 0.3
+_DISTINCT_SHARE = 0.5
 _REPEATED_MIN_WORDS = 20
 
 
@@ -71,26 +73,26 @@ def _grams(tokens: Sequence[str]) -> list[tuple[str, ...]]:
     return [tuple(tokens[i : i + _GRAM]) for i in range(len(tokens) - _GRAM + 1)]
 
 
-def _echoes(tokens: Sequence[str], prompt: str | None) -> bool:
-    """Whether most of the reply's word 4-grams are the prompt's."""
+def _echoed(tokens: Sequence[str], prompt: str | None) -> float:
+    """The share of the reply's word 4-grams found in the prompt (0 without one)."""
     if not prompt or len(tokens) < _ECHO_MIN_WORDS:
-        return False
+        return 0.0
     grams = _grams(tokens)
     seen = set(_grams(words(prompt[-SCANNED:])))
-    return sum(1 for g in grams if g in seen) / len(grams) >= _ECHO_SHARE
+    return sum(1 for g in grams if g in seen) / len(grams)
 
 
 def _repeated(tokens: Sequence[str]) -> str | None:
-    """The phrase or word a long reply keeps repeating (a model in a loop), if any."""
+    """The phrase a long reply keeps repeating (a model in a loop), if any.
+
+    In prose nearly every run of four words is new; in a loop most come back.
+    """
     if len(tokens) < _REPEATED_MIN_WORDS:
         return None
-    gram, count = Counter(_grams(tokens)).most_common(1)[0]
-    if count * _GRAM / len(tokens) >= 2 * _REPEATED_SHARE:
-        return " ".join(gram)
-    long_words = Counter(w for w in tokens if len(w) > 2).most_common(1)
-    if long_words and long_words[0][1] / len(tokens) >= _REPEATED_SHARE:
-        return long_words[0][0]
-    return None
+    grams = Counter(_grams(tokens))
+    if len(grams) / sum(grams.values()) > _DISTINCT_SHARE:
+        return None
+    return " ".join(grams.most_common(1)[0][0])
 
 
 def _found(text: str, phrases: Sequence[str]) -> str | None:
@@ -145,13 +147,19 @@ def text_verdict(text: str, *, prompt: str | None = None) -> DecisionVerdict:
     tokens = words(prose)
     if (looped := _repeated(tokens)) is not None:
         return _unclassified("repetition", looped)
-    if tuple(tokens[:3]) in _SYSTEM_OPENINGS or _echoes(tokens, prompt):
+    lowered = prose.lower().replace("\u2019", "'")
+    if (system := _SYSTEM_OPENING.search(lowered)) is not None:
+        return _unclassified("echo_prompt", prose[system.start() :])
+    share = _echoed(tokens, prompt)
+    if share >= _VERBATIM_SHARE:
         return _unclassified("echo_prompt", prose)
     language = detect_language(prose, tokens)
     if language is None:
         return _unclassified("abstain_language", prose)
-    lowered = prose.lower().replace("\u2019", "'")
     verdict = _signals(lowered, prose, language)
+    if verdict.kind is Decision.CLARIFY and share >= _ECHO_SHARE:
+        # The user's own question asked back: an echo, not a request for a detail.
+        return _unclassified("echo_prompt", prose)
     if verdict.kind is Decision.ANSWER and len(tokens) < 2:
         return _unclassified("too_short", prose)
     return verdict

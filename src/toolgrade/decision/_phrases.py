@@ -108,7 +108,8 @@ OFFERS: dict[str, tuple[str, ...]] = {
     "de": ("soll ich", "möchten sie, dass ich", "sonst noch"),
     "es": ("quieres que", "desea que", "algo más"),
 }
-"""Questions that offer more after an answer, not asking for a missing detail."""
+"""How a question offering more after an answer opens (not a request for a missing
+detail)."""
 
 CANNOT: dict[str, tuple[str, ...]] = {
     "en": (

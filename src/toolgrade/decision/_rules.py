@@ -111,7 +111,7 @@ def _question(prose: str, language: str) -> str | None:
     first = words(last)[:1]
     if not first or first[0] not in QUESTION_OPENERS[language]:
         return None
-    if _found(last, OFFERS[language]):
+    if last.startswith(OFFERS[language]):
         return None
     return last + "?"
 

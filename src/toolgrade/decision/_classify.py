@@ -59,7 +59,7 @@ def classify_reply(
 def reply_text(raw: JsonValue) -> str:
     """The text of a reply: the output itself, or an assistant message's content.
 
-    The runner reads a turn's final text the same way.
+    The runner reads a turn's final text with it too.
     """
     if isinstance(raw, str):
         return raw

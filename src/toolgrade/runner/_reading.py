@@ -13,6 +13,7 @@ from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade._core.transcript import Step
 from toolgrade._core.vocab import ToolCall
 from toolgrade.backends import NameMap, extractable
+from toolgrade.decision import reply_text
 from toolgrade.extract import Extraction, extract_calls, steps_from_messages, turn_start
 from toolgrade.judging import profile_reads_any_name
 from toolgrade.runner._turns import Timing
@@ -49,16 +50,6 @@ def _renamed(extraction: Extraction, names: NameMap) -> Extraction:
         ToolCall(name=names.suite_name(c.name), arguments=c.arguments) for c in extraction.calls
     )
     return extraction.model_copy(update={"calls": calls})
-
-
-def reply_text(raw: JsonValue) -> str:
-    """The text of a reply: the output itself, or an assistant message's content."""
-    if isinstance(raw, str):
-        return raw
-    if isinstance(raw, dict):
-        content = raw.get("content")
-        return content if isinstance(content, str) else ""
-    return ""
 
 
 def call_text(raw: JsonValue) -> str | None:

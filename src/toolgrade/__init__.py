@@ -24,7 +24,12 @@ if _typing.TYPE_CHECKING:
         diagnose_backend,
         register_backend,
     )
-    from toolgrade.bfcl import bfcl_categories, convert_bfcl_results, import_bfcl
+    from toolgrade.bfcl import (
+        bfcl_categories,
+        convert_bfcl_results,
+        import_bfcl,
+        import_when2call,
+    )
     from toolgrade.calls import AccuracyScore, CallPair, ToolCall, score_calls
     from toolgrade.compare import (
         Comparison,
@@ -89,6 +94,7 @@ if _typing.TYPE_CHECKING:
         ToolSpec,
         Turn,
         builtin_suite_names,
+        expected_outcome,
         load_suite,
         parse_suite,
         select_cases,
@@ -173,8 +179,10 @@ __all__ = [
     "data_dir",
     "describe_failure",
     "diagnose_backend",
+    "expected_outcome",
     "extract_calls",
     "import_bfcl",
+    "import_when2call",
     "judge",
     "judge_conversation",
     "leaderboard",
@@ -213,7 +221,7 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "diagnose_backend",
         "register_backend",
     ),
-    "bfcl": ("bfcl_categories", "convert_bfcl_results", "import_bfcl"),
+    "bfcl": ("bfcl_categories", "convert_bfcl_results", "import_bfcl", "import_when2call"),
     "calls": ("AccuracyScore", "CallPair", "ToolCall", "score_calls"),
     "compare": ("Comparison", "Delta", "Flip", "MultiComparison", "compare_many", "compare_runs"),
     "errors": (
@@ -271,6 +279,7 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "ToolSpec",
         "Turn",
         "builtin_suite_names",
+        "expected_outcome",
         "load_suite",
         "parse_suite",
         "select_cases",

@@ -6,6 +6,8 @@
 - `_mt_apis`: `BfclApis`, the conversations' environment: BFCL's own API classes,
   imported from the installed `bfcl_eval` (not imported by this package).
 - `_results`: BFCL result files -> toolgrade responses (`convert_bfcl_results`).
+- `_when2call`: NVIDIA When2Call's JSONL (built from BFCL live entries) -> cases with an
+  expected outcome (`import_when2call`).
 - `_codec`: BFCL docs and possible answers <-> tool schemas and expected calls.
 - `_answer`, `_checker`, `_convert`: BFCL's AST checker, ported rule for rule.
 - `_profile`: the `bfcl` judge profile (`PROFILE`), which the profile registry imports
@@ -16,13 +18,16 @@
 from toolgrade.bfcl._data import OUT_OF_SCOPE, BfclCategory, MultiTurnCategory
 from toolgrade.bfcl._import import bfcl_categories, import_bfcl
 from toolgrade.bfcl._results import convert_bfcl_results, read_bfcl_results
+from toolgrade.bfcl._when2call import WHEN2CALL_OUTCOMES, import_when2call
 
 __all__ = [
     "BfclCategory",
     "MultiTurnCategory",
     "OUT_OF_SCOPE",
+    "WHEN2CALL_OUTCOMES",
     "bfcl_categories",
     "convert_bfcl_results",
     "import_bfcl",
+    "import_when2call",
     "read_bfcl_results",
 ]

@@ -1,4 +1,4 @@
-"""`toolgrade import bfcl|bfcl-results`: bring BFCL's data and results into toolgrade."""
+"""`toolgrade import bfcl|bfcl-results|when2call`: bring other benchmarks' data into toolgrade."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ __all__ = ["app"]
 
 app = typer.Typer(
     name="import",
-    help="Import other benchmarks' data and results (BFCL).",
+    help="Import other benchmarks' data and results (BFCL, When2Call).",
     no_args_is_help=True,
 )
 
@@ -111,6 +111,29 @@ def bfcl_results(
             "replay ends those turns there (see docs/bfcl.md)"
         )
     typer.echo(f"judge again: {converted.evaluate_command(out)}")
+
+
+@app.command("when2call")
+def when2call(
+    source: Annotated[Path, typer.Argument(help="A When2Call file (JSON Lines).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="The suite file to write.")],
+    name: Annotated[
+        str | None, typer.Option("--name", help="The suite name (default: when2call).")
+    ] = None,
+) -> None:
+    """Convert NVIDIA When2Call's JSONL (test or same-format file) into a toolgrade suite.
+
+    One case a line, expecting what When2Call's correct_answer says: tool_call -> call
+    (answers.tool_call as the expected call), request_for_info -> clarify (the
+    held-out parameter as missing), cannot_answer -> refuse, direct -> answer.
+    """
+    suite = toolgrade.import_when2call(source, name=name)
+    _write(out, json.dumps(suite.to_dict(), indent=1, ensure_ascii=False) + "\n")
+    counts = dict.fromkeys(suite.categories or (), 0)
+    for case in suite.cases:
+        counts[case.category] += 1
+    shown = ", ".join(f"{n} {c}" for c, n in counts.items() if n)
+    typer.echo(f"{out}: suite {suite.name!r}, {len(suite.cases)} cases ({shown})")
 
 
 def _write(path: Path, text: str) -> None:

@@ -18,8 +18,10 @@ from toolgrade.suite._environments import (
     ScriptedEnvironment,
     ScriptedRule,
 )
+from toolgrade.suite._expect import expected_outcome
 from toolgrade.suite._io import load_suite, parse_suite
 from toolgrade.suite._models import ChatMessage, Difficulty, Order, Rubric, ToolSpec
+from toolgrade.suite._outcome import OUTCOMES, Outcome
 from toolgrade.suite._schema import suite_schema, suite_schema_text
 from toolgrade.suite._select import Selection, select_cases
 from toolgrade.suite._shard import decode_positions, parse_shard, position_count, shard_of
@@ -40,7 +42,9 @@ __all__ = [
     "Environment",
     "FailSpec",
     "FinalStateCheck",
+    "OUTCOMES",
     "Order",
+    "Outcome",
     "PythonEnvironment",
     "ReferenceTurn",
     "Rubric",
@@ -56,6 +60,7 @@ __all__ = [
     "Turn",
     "builtin_suite_names",
     "decode_positions",
+    "expected_outcome",
     "load_suite",
     "merge_patch",
     "parse_shard",

@@ -3,9 +3,9 @@
 A case is written in one of two shapes (suite `schema_version` 2 reads both, version 1
 the first only):
 
-- **one prompt**: `prompt` and `expected` (with `alternatives`, `order`, `any_call`),
-  read as a case of one turn of one reply, judged by `judge`; it is written back, and
-  hashed, in this shape;
+- **one prompt**: `prompt` and `expected` (with `alternatives`, `order`, `any_call`,
+  `expect`, `missing`), read as a case of one turn of one reply, judged by `judge`; it
+  is written back, and hashed, in this shape;
 - **turns**: scripted user `turns`, an `environment` named from the suite's
   `environments` that answers the model's calls (scripted rules, or a Python class with
   state), `checks` at the end and a `reference` solution (docs/conversations.md).
@@ -50,7 +50,16 @@ _HEAD_KEYS = ("id", "category", "tags", "difficulty")
 _PROMPT_KEYS = (*_HEAD_KEYS, "prompt", "system", "tools")
 _CASE_KEYS = (*_HEAD_KEYS, "system", "tools", "tool_definitions", "rubric", "notes")
 _TURN_KEYS = ("expected", "alternatives", "order")  # the turn's, as the case writes them
-_WRITTEN_KEYS = (*_PROMPT_KEYS, "tool_definitions", *_TURN_KEYS, "any_call", "rubric", "notes")
+_OUTCOME_KEYS = ("expect", "missing")  # the turn's, written (and hashed) only when set
+_WRITTEN_KEYS = (
+    *_PROMPT_KEYS,
+    "tool_definitions",
+    *_TURN_KEYS,
+    "any_call",
+    *_OUTCOME_KEYS,
+    "rubric",
+    "notes",
+)
 
 
 class Case(BaseModel):
@@ -137,7 +146,7 @@ class Case(BaseModel):
         # A case of one prompt is written (and hashed) in the shape it was written in.
         turn = data["turns"][0]
         written = {**data, "prompt": turn["user"], "any_call": self.turns[0].any_call}
-        written.update((k, turn[k]) for k in _TURN_KEYS if k in turn)
+        written.update((k, turn[k]) for k in (*_TURN_KEYS, *_OUTCOME_KEYS) if k in turn)
         return {k: written[k] for k in _WRITTEN_KEYS if k in written}
 
     @model_validator(mode="after")
@@ -264,6 +273,8 @@ def _prompt_fields(written: PromptCase) -> dict[str, Any]:
             "any_call": written.any_call,
             "expect_error": False,
             "allow_other_calls": False,
+            "expect": written.expect,
+            "missing": written.missing,
         }
     )
     fields = {k: getattr(written, k) for k in _CASE_KEYS}

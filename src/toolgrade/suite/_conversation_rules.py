@@ -28,6 +28,7 @@ from toolgrade.suite._file_rules import (
     check_identity,
     items_of,
 )
+from toolgrade.suite._outcome_rules import check_outcome
 
 __all__ = ["check_conversation", "check_environments", "check_states", "is_json_pointer"]
 
@@ -160,7 +161,8 @@ def check_conversation(chk: Checker, src: SourceFile, case: JsonObject, *, index
     JSON Pointers, trajectory calls, forbidden patterns, `success` naming checks the
     conversation has); `fail` names an offered tool; `reference` has one entry per turn
     whose calls are offered in that turn; `expect_error` is set only on a turn that
-    expects a call, `allow_other_calls` only on one whose every expectation holds a call.
+    expects a call, `allow_other_calls` only on one whose every expectation holds a call;
+    each turn's expected outcome (`_outcome_rules`).
     """
     path = f"$.cases[{index}]"
     where = (src.name, path, check_identity(chk, src, case, path=path, category="multi_turn"))
@@ -180,6 +182,7 @@ def check_conversation(chk: Checker, src: SourceFile, case: JsonObject, *, index
         if isinstance(turn, dict):
             at = (where[0], f"{path}.turns[{t}]", where[2])
             check_expected(chk, at, turn, offer=offers[t])
+            check_outcome(chk, at, turn, offer=offers[t])
             if turn.get("expect_error") is True and not _states_a_call(turn):
                 message = "expect_error is set, but the turn expects no call"
                 chk.add(at[0], f"{at[1]}.expect_error", message, case_id=at[2])

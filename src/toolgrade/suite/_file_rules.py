@@ -275,10 +275,15 @@ def check_call(
         check_arguments(chk, where, name, definition=definition, arguments=arguments)
 
 
-def check_case(chk: Checker, src: SourceFile, case: JsonObject, *, index: int) -> None:
+def check_case(
+    chk: Checker, src: SourceFile, case: JsonObject, *, index: int
+) -> tuple[tuple[str, str, str | None], Offer]:
+    """Check a case of one prompt; return where it is and what it offers."""
     path = f"$.cases[{index}]"
     where = (src.name, path, check_identity(chk, src, case, path=path, category="simple"))
-    check_expected(chk, where, case, offer=case_offer(chk, case, where=where))
+    offer = case_offer(chk, case, where=where)
+    check_expected(chk, where, case, offer=offer)
+    return where, offer
 
 
 def check_expected(

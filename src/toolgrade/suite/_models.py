@@ -16,6 +16,7 @@ from pydantic import (
 
 from toolgrade._core.json_data import JsonObject
 from toolgrade._core.vocab import Rubric, ToolCall
+from toolgrade.suite._outcome import Outcome, outcome_conflict
 
 __all__ = [
     "CallAlternatives",
@@ -177,7 +178,25 @@ class PromptCase(BaseModel):
     """`strict` when the calls must come in this order; None uses the suite default."""
     any_call: bool = False
     """Pass when at least one offered tool is called, arguments unchecked (relevance)."""
+    expect: Outcome | None = None
+    """The outcome expected: `call`, `clarify`, `refuse` or `answer`; None: not stated."""
+    missing: tuple[str, ...] = ()
+    """For `clarify`: the arguments the prompt leaves out, which the model should ask for."""
     rubric: Rubric | None = None
     """Rubric for this case; None uses the run's or the suite's."""
     notes: str | None = None
     """Why the expectation is what it is (for people reading the suite)."""
+
+    @model_validator(mode="after")
+    def _outcome_agrees(self) -> PromptCase:
+        if self.expect is not None or self.missing:
+            conflict = outcome_conflict(
+                self.expect,
+                self.missing,
+                expected=self.expected,
+                alternatives=self.alternatives,
+                any_call=self.any_call,
+            )
+            if conflict is not None:
+                raise ValueError(conflict)
+        return self

@@ -26,6 +26,7 @@ from toolgrade.suite._models import (
     Order,
     as_call_list,
 )
+from toolgrade.suite._outcome import Outcome, outcome_conflict
 
 __all__ = ["DEFAULT_MAX_STEPS", "FailSpec", "ReferenceTurn", "Turn"]
 
@@ -34,7 +35,7 @@ _FROZEN = ConfigDict(frozen=True, extra="forbid")
 DEFAULT_MAX_STEPS = 10
 """Model replies allowed in one turn unless the turn says otherwise."""
 
-_WRITTEN_WHEN_SET = ("any_call", "expect_error", "allow_other_calls")
+_WRITTEN_WHEN_SET = ("any_call", "expect_error", "allow_other_calls", "expect", "missing")
 
 
 class Turn(BaseModel):
@@ -73,11 +74,18 @@ class Turn(BaseModel):
     """Calls the turn does not expect (a read, a search, a listing) do not fail it; every
     expected call must still be made, with the right arguments, and succeed (in order,
     among the others, when the order is `strict`). False: every call must be expected."""
+    expect: Outcome | None = None
+    """The outcome the turn expects: `call` (a tool), `clarify` (ask the user for a
+    missing detail), `refuse` (no offered tool can do it) or `answer` (directly, no tool
+    needed); None: not stated (`expected_outcome` reads `call` from expected calls)."""
+    missing: tuple[str, ...] = ()
+    """For `clarify`: the arguments the user's message leaves out, which the model should
+    ask for (each a parameter of an offered tool)."""
 
     @model_serializer(mode="wrap")
     def _written(self, handler: SerializerFunctionWrapHandler) -> Any:
-        # `any_call`, `expect_error` and `allow_other_calls` are written only when set,
-        # so that suites written without them hash as they always have.
+        # `any_call`, `expect_error`, `allow_other_calls`, `expect` and `missing` are
+        # written only when set, so that suites written without them hash as they always have.
         data = handler(self)
         if isinstance(data, dict):
             for key in _WRITTEN_WHEN_SET:
@@ -94,6 +102,16 @@ class Turn(BaseModel):
     def _not_with_any_call(self) -> Turn:
         if self.allow_other_calls and self.any_call:
             raise ValueError("allow_other_calls with any_call: any_call accepts every call already")
+        if self.expect is not None or self.missing:
+            conflict = outcome_conflict(
+                self.expect,
+                self.missing,
+                expected=self.expected,
+                alternatives=self.alternatives,
+                any_call=self.any_call,
+            )
+            if conflict is not None:
+                raise ValueError(conflict)
         return self
 
     @property

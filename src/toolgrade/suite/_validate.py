@@ -17,6 +17,7 @@ from toolgrade.suite._file_rules import (
     check_tools,
     items_of,
 )
+from toolgrade.suite._outcome_rules import check_outcome
 
 __all__ = ["semantic_problems"]
 
@@ -28,8 +29,10 @@ def semantic_problems(files: Sequence[SourceFile]) -> list[Problem]:
     tool parameters that are not valid JSON Schemas, duplicate case ids, categories the
     suite does not declare, offered or expected tools neither the suite nor the case
     defines, expected arguments that violate the parameter schema of the tool the case
-    offers (matcher values aside), malformed matchers; and `_conversation_rules`'s
-    (environments, named states, conversations).
+    offers (matcher values aside), malformed matchers; an expected outcome that
+    contradicts the calls, or names a missing argument no offered tool takes
+    (`_outcome_rules`); and `_conversation_rules`'s (environments, named states,
+    conversations).
 
     Args:
         files: the parsed files, in load order.
@@ -48,5 +51,6 @@ def semantic_problems(files: Sequence[SourceFile]) -> list[Problem]:
             if "turns" in case:
                 check_conversation(chk, src, case, index=index)
             else:
-                check_case(chk, src, case, index=index)
+                where, offer = check_case(chk, src, case, index=index)
+                check_outcome(chk, where, case, offer=offer)
     return chk.problems

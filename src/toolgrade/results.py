@@ -93,6 +93,10 @@ class CaseResult(BaseModel):
     """With several endpoints: the one that answered (for a conversation, its last
     request's; each step records its own). None with one server, and then left out of
     the JSON, so that such runs read as before the field existed."""
+    expect: str | None = None
+    """The outcome the case states (`call`, `clarify`, `refuse`, `answer`: its turn's
+    `expect`); None when it states none, and then left out of the JSON. Metrics score
+    the decision against it (`metrics.decisions`)."""
 
     @model_serializer(mode="wrap")
     def _without_empty_conversation(self, handler: SerializerFunctionWrapHandler) -> Any:
@@ -100,6 +104,8 @@ class CaseResult(BaseModel):
         if isinstance(data, dict):
             if data.get("endpoint", 0) is None:
                 del data["endpoint"]
+            if data.get("expect", 0) is None:
+                del data["expect"]
             if "conversation" in data and data["conversation"] is None:
                 del data["conversation"]
         return data

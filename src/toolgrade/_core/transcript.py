@@ -157,6 +157,9 @@ class TurnResult(BaseModel):
     """The pairing of the turn's expected and actual calls (without credit)."""
     forced: bool = False
     """True when the turn started from the reference's history and state."""
+    expect: str | None = None
+    """The outcome the turn states (`call`, `clarify`, `refuse`, `answer`); None when it
+    states none, and then left out of the JSON."""
 
     @property
     def calls(self) -> tuple[ToolCall, ...]:
@@ -260,7 +263,8 @@ class ConversationRecord(BaseModel):
 def _drop_empty_keys(record: object) -> None:
     """Remove the keys a serialized `ConversationRecord` leaves out when empty.
 
-    `"endpoint": None` of every step, and `"credit": None` of every turn's pair.
+    `"expect": None` of every turn, `"endpoint": None` of every step, and `"credit": None`
+    of every turn's pair.
     Called by the record's own serializer: a wrap serializer on `Step` or `PairResult`
     itself would cost about 2.5 us per item, this a dict lookup. A run with one server
     then writes its steps without `endpoint`, and every run its turns' pairs without
@@ -270,6 +274,8 @@ def _drop_empty_keys(record: object) -> None:
     for turn in turns if isinstance(turns, list | tuple) else ():
         if not isinstance(turn, dict):
             continue
+        if turn.get("expect", 0) is None:
+            del turn["expect"]
         steps = turn.get("steps")
         for step in steps if isinstance(steps, list | tuple) else ():
             if isinstance(step, dict) and step.get("endpoint", 0) is None:

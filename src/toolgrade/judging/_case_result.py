@@ -126,4 +126,6 @@ def _case_fields(case: Case) -> dict[str, object]:
         tags=case.tags,
         prompt=case.prompt_json(),
     )
+    if case.single and case.turns[0].expect is not None:
+        fields["expect"] = case.turns[0].expect
     return fields

@@ -90,6 +90,7 @@ def judge_turn(
         expected=expected,
         pairs=() if judged is None else tuple(_without_credit(p) for p in judged.pairs),
         forced=run.forced,
+        expect=turn.expect,
     )
 
 

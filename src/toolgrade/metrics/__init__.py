@@ -27,6 +27,10 @@ a run with conversations adds their section (`RunMetrics.conversations`). Defini
 - **Latency** p50/p95 over the results that have one.
 - **Serving**: every result's serving class (how its answer reached the client) and
   the accuracy *as served*: passing with every call delivered as `tool_calls`.
+- **Decisions** (only when a case or turn states its outcome): a confusion matrix of
+  the expected outcome (call, clarify, refuse, answer) against what the model did,
+  per-outcome precision and recall, macro-F1, decision accuracy, the call rate,
+  accuracy when called and the tool-hallucination rate.
 - **Conversations** (only when the run has some): their counts and accuracy, progress,
   per-turn accuracy, trajectory P/R/F1, steps and calls, first-failure causes, modes,
   and pass^k with bootstrap intervals that resample whole conversations.
@@ -34,7 +38,8 @@ a run with conversations adds their section (`RunMetrics.conversations`). Defini
 The package is split by responsibility: `_clustered` (the clustered interval and the
 clusters), `_rates` (counts, rates, breakdowns, call-level P/R/F1), `_repeats`
 (consistency, pass^k and its intervals), `_noise` (the noise floor), `_conversations`
-(the conversations section) and `_run` (`RunMetrics`, `compute_metrics`).
+(the conversations section), `_serving` (the serving section), `_decisions` (the
+decisions section) and `_run` (`RunMetrics`, `compute_metrics`).
 """
 
 from toolgrade.metrics._clustered import (
@@ -51,6 +56,13 @@ from toolgrade.metrics._conversations import (
     modes_present,
     per_turn_accuracy,
 )
+from toolgrade.metrics._decisions import (
+    DID,
+    EXPECTED,
+    DecisionMetrics,
+    OutcomeScore,
+    decision_section,
+)
 from toolgrade.metrics._detectable import Detectable, detectable_change
 from toolgrade.metrics._noise import NoiseFloor, noise_floor, request_temperature
 from toolgrade.metrics._rates import NO_CALL_KEY, NO_VALUE_KEY, TOO_WIDE, Breakdown, case_tools
@@ -65,10 +77,14 @@ __all__ = [
     "CaseConsistency",
     "Clustering",
     "ConversationMetrics",
+    "DID",
+    "DecisionMetrics",
     "Detectable",
+    "EXPECTED",
     "NO_CALL_KEY",
     "NO_VALUE_KEY",
     "NoiseFloor",
+    "OutcomeScore",
     "PassHatK",
     "Rate",
     "RunMetrics",
@@ -81,6 +97,7 @@ __all__ = [
     "cluster_totals",
     "clustered_rate",
     "compute_metrics",
+    "decision_section",
     "detectable_change",
     "modes_present",
     "noise_floor",

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from toolgrade._core.json_data import JsonObject, JsonValue
 from toolgrade.metrics._clustered import Clustering, cluster_keys, cluster_totals, clustered_rate
 from toolgrade.metrics._conversations import ConversationMetrics, conversation_section
+from toolgrade.metrics._decisions import DecisionMetrics, decision_section
 from toolgrade.metrics._noise import NoiseFloor, noise_floor, request_temperature
 from toolgrade.metrics._rates import (
     Breakdown,
@@ -98,6 +99,9 @@ class RunMetrics:
     serving: ServingMetrics | None = None
     """How the answers reached the client: the serving classes and the accuracy as
     served (None only for metrics built by hand)."""
+    decisions: DecisionMetrics | None = None
+    """Whether the model called, asked, refused or answered as expected (None when no
+    case or turn of the run states an outcome)."""
 
     def to_dict(self) -> JsonObject:
         """Return every metric as a JSON object (breakdowns as lists of rows)."""
@@ -140,6 +144,8 @@ class RunMetrics:
             data["conversations"] = self.conversations.to_dict()
         if self.serving is not None:
             data["serving"] = self.serving.to_dict()
+        if self.decisions is not None:
+            data["decisions"] = self.decisions.to_dict()
         return data
 
 
@@ -227,6 +233,7 @@ def compute_metrics(run: RunResult, *, seed: int = 0, cluster_by: str = "case") 
             server=run.server,
             model=run.model,
         ),
+        decisions=decision_section(results),
     )
 
 

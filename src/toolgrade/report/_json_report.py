@@ -1,7 +1,9 @@
 """The JSON report: the whole run, its metrics and every case, in a versioned schema.
 
 Each case carries two derived fields beside its result: `reason` (why it failed, in
-words) and `serving` (how its answer reached the client: class, detail, format, where).
+words) and `serving` (how its answer reached the client: class, detail, format, where);
+a case that states its outcome carries a third, `decision` (what the model did: kind,
+rule, evidence).
 
 The document's shape is described by `report.schema.json`, shipped in this package (see
 `report_schema()`); `report_schema_version` changes whenever a field is removed or
@@ -17,6 +19,7 @@ from importlib import resources
 import pydantic_core
 
 from toolgrade._core.json_data import JsonObject, JsonValue
+from toolgrade.report._decisions import decision_verdict
 from toolgrade.report._view import ReportInput
 
 __all__ = ["REPORT_SCHEMA_VERSION", "render_json", "report_document", "report_schema"]
@@ -36,6 +39,13 @@ def report_document(data: ReportInput) -> JsonObject:
         item = case.result.model_dump()
         item["reason"] = case.reason
         item["serving"] = case.serving.to_dict()
+        verdict = decision_verdict(case.result)
+        if verdict is not None:
+            item["decision"] = {
+                "kind": verdict.kind.value,
+                "rule": verdict.rule,
+                "evidence": verdict.evidence,
+            }
         cases.append(item)
     comparison = data.comparison.to_dict() if data.comparison is not None else None
     return {

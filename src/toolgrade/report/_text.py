@@ -7,7 +7,8 @@ from collections.abc import Sequence
 
 from toolgrade._health import timeout_warning
 from toolgrade.compare import Comparison
-from toolgrade.metrics import Breakdown
+from toolgrade.metrics import Breakdown, RunMetrics
+from toolgrade.report._decisions import case_decision, decision_matrix, decision_rows
 from toolgrade.report._plain import calls_text, clip, label, pct, prompt_text, terminal_safe
 from toolgrade.report._raw import raw_text
 from toolgrade.report._serving import (
@@ -75,6 +76,7 @@ def render_text(data: ReportInput) -> str:
     conversations = summary_rows(m)
     if conversations:
         lines += ["", "Conversations:", *(f"  {k}: {terminal_safe(v)}" for k, v in conversations)]
+    lines += _decisions(m)
     lines += _breakdown("By Category", m.by_category, headings=True)
     lines += _breakdown("By Tool", m.by_tool, headings=False)
     changed, more = changed_cases(m)
@@ -87,6 +89,23 @@ def render_text(data: ReportInput) -> str:
     if data.comparison is not None:
         lines += _baseline(data.comparison)
     return "\n".join(lines) + "\n"
+
+
+def _decisions(m: RunMetrics) -> list[str]:
+    """The confusion matrix, its columns aligned, then the rates."""
+    header, rows = decision_matrix(m)
+    if not rows:
+        return []
+    widths = [max(len(r[i]) for r in (header, *rows)) for i in range(len(header))]
+    table = [
+        "  "
+        + "  ".join(
+            c.ljust(w) if i == 0 else c.rjust(w)
+            for i, (c, w) in enumerate(zip(r, widths, strict=True))
+        )
+        for r in (header, *rows)
+    ]
+    return ["", "Decisions:", *table, *(f"  {k}: {terminal_safe(v)}" for k, v in decision_rows(m))]
 
 
 def _breakdown(title: str, rows: Sequence[Breakdown], *, headings: bool) -> list[str]:
@@ -118,6 +137,9 @@ def _failures(title: str, cases: Sequence[CaseView], limit: int | None, run_id: 
         fault = case.serving_fault
         if fault is not None:
             out += _field("Serving", fault_text(fault), _FIELD_CHARS)
+        decided = case_decision(r)
+        if decided is not None:
+            out += _field("Decision", decided, _FIELD_CHARS)
         sections = case.conversation
         if sections is not None:
             # A conversation reads as its sections: prompt/expected/actual say too little.

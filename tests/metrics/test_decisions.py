@@ -3,13 +3,15 @@ macro-F1, call rate, accuracy when called and the tool-hallucination rate."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from conftest import RunFactory
 from toolgrade.metrics import DID, EXPECTED, compute_metrics, decision_section
-from toolgrade.results import CaseResult
+from toolgrade.results import CaseResult, RunResult
+
+RunFactory = Callable[..., RunResult]
 
 REPLIES = {
     "clarify": "Which file do you mean?",

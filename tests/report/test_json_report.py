@@ -30,7 +30,7 @@ def test_json_report_validates_against_shipped_schema(
 def test_json_report_schema_lists_every_model_field() -> None:
     defs = report_schema()["$defs"]
     run_fields = set(toolgrade.RunResult.model_fields) - {"results"}
-    case_fields = set(toolgrade.CaseResult.model_fields) | {"reason", "serving"}
+    case_fields = set(toolgrade.CaseResult.model_fields) | {"reason", "serving", "decision"}
     assert set(defs["run"]["properties"]) == run_fields
     assert set(defs["case"]["properties"]) == case_fields
     assert set(defs["pair"]["properties"]) == set(toolgrade.PairResult.model_fields)

@@ -18,6 +18,7 @@ import markupsafe
 
 from toolgrade._core.json_data import JsonValue
 from toolgrade.report._charts import Chart, bar_chart
+from toolgrade.report._decisions import case_decision, decision_matrix, decision_rows
 from toolgrade.report._diff import PairView, pair_views
 from toolgrade.report._plain import (
     call_text,
@@ -93,6 +94,9 @@ class FailureRow:
     """The case's serving class (`ServingClass` value), for its label and the filter."""
     serving_fault: str
     """The serving fault in one line (`fault_text`), empty when the class is clean."""
+    decision: str = ""
+    """What the model did, for a case that states its outcome (`case_decision`); empty
+    otherwise."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +208,7 @@ def _row(case: CaseView) -> FailureRow:
         error=r.error,
         serving=serving,
         serving_fault="" if fault is None else terminal_safe(clip(fault_text(fault), 500)),
+        decision=terminal_safe(clip(case_decision(r) or "", 500)),
     )
 
 
@@ -292,6 +297,8 @@ def render_html(data: ReportInput) -> str:
         servings=sorted({r.serving for r in rows}),
         serving_line=serving_line(m),
         serving_rows=serving_rows(m),
+        decision_matrix=decision_matrix(m),
+        decision_rows=decision_rows(m),
         stream_checks=(
             stream_check_counts(data.run.stream_checks) if data.run.stream_checks else None
         ),

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from toolgrade.compare import Comparison
 from toolgrade.metrics import Breakdown
+from toolgrade.report._decisions import case_decision, decision_matrix, decision_rows
 from toolgrade.report._mentions import neutralise_references
 from toolgrade.report._plain import calls_text, clip, label, pct, prompt_text, terminal_safe
 from toolgrade.report._raw import raw_text
@@ -73,6 +74,7 @@ def render_markdown(data: ReportInput) -> str:
     if data.comparison is not None:
         out += _baseline(data.comparison)
     out += _conversations(data)
+    out += _decisions(data)
     out += _breakdown("Category", m.by_category, headings=True)
     out += _breakdown("Tool", m.by_tool, headings=False)
     out += _failures("Failures", data.failures)
@@ -108,6 +110,19 @@ def _serving(data: ReportInput) -> list[str]:
         return []
     out = ["", "### Serving", "", "| | |", "|---|---|"]
     out += [f"| {_inline(name)} | {_inline(value)} |" for name, value in rows]
+    return out
+
+
+def _decisions(data: ReportInput) -> list[str]:
+    """Expected outcome against what the model did: the matrix, then the rates."""
+    header, rows = decision_matrix(data.metrics)
+    if not rows:
+        return []
+    out = ["", "### Decisions", "", "| " + " | ".join(_inline(h) for h in header) + " |"]
+    out.append("|---|" + "---:|" * (len(header) - 1))
+    out += ["| " + " | ".join(_inline(c) for c in row) + " |" for row in rows]
+    out += ["", "| | |", "|---|---|"]
+    out += [f"| {_inline(k)} | {_inline(v)} |" for k, v in decision_rows(data.metrics)]
     return out
 
 
@@ -254,6 +269,9 @@ def _detail(case: CaseView) -> list[str]:
     fault = case.serving_fault
     if fault is not None:
         out += [f"**Serving:** {_inline(fault_text(fault))}", ""]
+    decided = case_decision(r)
+    if decided is not None:
+        out += [f"**Decision:** {_inline(decided)}", ""]
     if case.conversation is not None:
         # The transcript sits in a code block: no Markdown or HTML in it is rendered.
         out += ["**Transcript**", "", *_code_block(transcript_text(case.conversation)), ""]

@@ -138,3 +138,14 @@ def test_a_run_without_outcomes_shows_nothing_new(fmt: str, run: RunResult) -> N
     text = _render(run, fmt)
     assert "Decisions" not in text
     assert '"decision' not in text
+
+
+def test_prometheus_carries_the_matrix_and_the_rates(
+    decisions_run: RunResult, run: RunResult
+) -> None:
+    text = _render(decisions_run, "prometheus")
+    assert 'toolgrade_decisions{did="call",expected="refuse",model="test/model"' in text
+    assert text.count("\ntoolgrade_decisions{") == 20
+    assert "\ntoolgrade_decision_accuracy{" in text
+    assert "\ntoolgrade_tool_hallucination_rate{" in text
+    assert "toolgrade_decision" not in _render(run, "prometheus")

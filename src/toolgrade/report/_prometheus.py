@@ -109,6 +109,7 @@ def _families(data: ReportInput) -> list[Metric]:
         statuses.add_metric([*base, status], count)
     families.append(statuses)
     families += _serving(m, base)
+    families += _decisions(m, base)
     families += _noise(m, base)
     families += _breakdown("category", m.by_category, base)
     families += _breakdown("tool", m.by_tool, base)
@@ -190,6 +191,36 @@ def _serving(m: RunMetrics, base: list[str]) -> list[Metric]:
         ),
         results,
     ]
+
+
+def _decisions(m: RunMetrics, base: list[str]) -> list[Metric]:
+    """The decisions section (only when the suite states outcomes): the matrix and rates."""
+    d = m.decisions
+    if d is None:
+        return []
+    matrix = GaugeMetricFamily(
+        "toolgrade_decisions",
+        "Items by expected outcome and what the model did (docs/decisions.md).",
+        labels=["suite", "model", "expected", "did"],
+    )
+    for expected, row in d.matrix.items():
+        for did, count in row.items():
+            matrix.add_metric([*base, expected, did], count)
+    rates = (
+        (
+            "toolgrade_decision_accuracy",
+            "Classified items that did what they expected (0-1).",
+            d.accuracy,
+        ),
+        ("toolgrade_call_rate", "Items that called a tool (0-1).", d.call_rate),
+        (
+            "toolgrade_tool_hallucination_rate",
+            "Items that called where no call was right (0-1).",
+            d.hallucination,
+        ),
+    )
+    gauges = [_gauge(name, doc, r.rate if r.n else None, base) for name, doc, r in rates]
+    return [matrix, *gauges]
 
 
 def _noise(m: RunMetrics, base: list[str]) -> list[Metric]:

@@ -8,15 +8,8 @@ the runs were served (`ServingComparison`: what changed, the verdict as served, 
 by serving class; `gate_verdict` picks the verdict a gate decides on).
 """
 
-from toolgrade.compare._comparison import (
-    Change,
-    Comparison,
-    ConversationComparison,
-    Delta,
-    Flip,
-    ModeGap,
-    TurnDelta,
-)
+from toolgrade.compare._comparison import Change, Comparison, Delta, Flip
+from toolgrade.compare._conversation_comparison import ConversationComparison, ModeGap, TurnDelta
 from toolgrade.compare._many import MultiComparison, MultiEntry, MultiRow, compare_many
 from toolgrade.compare._noise import REQUEST_SETTINGS, NoiseCheck, settings_differences
 from toolgrade.compare._outcomes import case_outcomes, majority

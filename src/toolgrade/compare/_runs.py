@@ -49,14 +49,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from toolgrade._core.transcript import ConversationMode, ConversationRecord
-from toolgrade.compare._comparison import (
-    Comparison,
-    ConversationComparison,
-    Delta,
-    Flip,
-    ModeGap,
-    TurnDelta,
-)
+from toolgrade.compare._comparison import Comparison, Delta, Flip
+from toolgrade.compare._conversation_comparison import ConversationComparison, ModeGap, TurnDelta
 from toolgrade.compare._noise import noise_check, settings_differences
 from toolgrade.compare._outcomes import (
     Outcome,

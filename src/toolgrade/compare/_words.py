@@ -7,9 +7,10 @@ The whole comparison (`Comparison.status`) and its conversations section
 
 from __future__ import annotations
 
+from toolgrade._core.json_data import JsonObject
 from toolgrade.stats import Interval
 
-__all__ = ["detectable_words", "verdict_words"]
+__all__ = ["detectable_words", "power_fields", "verdict_words"]
 
 
 def verdict_words(
@@ -53,3 +54,20 @@ def detectable_words(
     if mde is None:
         return f"This suite cannot detect a change of any size reliably ({basis})"
     return f"This suite can detect changes of about {mde * 100:.1f} points ({basis})"
+
+
+def power_fields(
+    equivalence: Interval | None,
+    discordance: float,
+    mde: float | None,
+    power: float,
+    cases_to_tell: int | None,
+) -> JsonObject:
+    """What a paired verdict rests on and what the pairs can detect, as JSON fields."""
+    return {
+        "equivalence_interval": equivalence.to_dict() if equivalence else None,
+        "discordance": discordance,
+        "mde": mde,
+        "power": power,
+        "cases_to_tell": cases_to_tell,
+    }

@@ -16,7 +16,7 @@ from pydantic import (
 
 from toolgrade._core.json_data import JsonObject
 from toolgrade._core.vocab import Rubric, ToolCall
-from toolgrade.suite._outcome import Outcome, outcome_conflict
+from toolgrade.suite._outcome import Outcome, check_outcome
 
 __all__ = [
     "CallAlternatives",
@@ -189,14 +189,5 @@ class PromptCase(BaseModel):
 
     @model_validator(mode="after")
     def _outcome_agrees(self) -> PromptCase:
-        if self.expect is not None or self.missing:
-            conflict = outcome_conflict(
-                self.expect,
-                self.missing,
-                expected=self.expected,
-                alternatives=self.alternatives,
-                any_call=self.any_call,
-            )
-            if conflict is not None:
-                raise ValueError(conflict)
+        check_outcome(self)
         return self

@@ -7,12 +7,12 @@ out (`missing`). `_expect.expected_outcome` reads it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import TYPE_CHECKING, Literal, Protocol, get_args
 
 if TYPE_CHECKING:
     from toolgrade._core.vocab import ToolCall
 
-__all__ = ["OUTCOMES", "Outcome", "outcome_conflict"]
+__all__ = ["OUTCOMES", "Outcome", "check_outcome", "outcome_conflict"]
 
 Outcome = Literal["call", "clarify", "refuse", "answer"]
 """What a model does with a request: `call` a tool, `clarify` (ask the user for a missing
@@ -47,3 +47,36 @@ def outcome_conflict(
     if expected or any(alternatives) or any_call:
         return f"expect is {expect}, but the turn expects a call (expected must be null or [])"
     return None
+
+
+class _States(Protocol):
+    """A turn, or a case of one prompt: what it expects and which outcome it states."""
+
+    @property
+    def expect(self) -> Outcome | None: ...
+    @property
+    def missing(self) -> tuple[str, ...]: ...
+    @property
+    def expected(self) -> tuple[ToolCall, ...] | None: ...
+    @property
+    def alternatives(self) -> tuple[tuple[ToolCall, ...], ...]: ...
+    @property
+    def any_call(self) -> bool: ...
+
+
+def check_outcome(item: _States) -> None:
+    """Raise `ValueError` when a turn's (or a case's) `expect` contradicts its calls.
+
+    The model validators of `Turn` and of a case of one prompt call it.
+    """
+    if item.expect is None and not item.missing:
+        return
+    conflict = outcome_conflict(
+        item.expect,
+        item.missing,
+        expected=item.expected,
+        alternatives=item.alternatives,
+        any_call=item.any_call,
+    )
+    if conflict is not None:
+        raise ValueError(conflict)

@@ -26,7 +26,7 @@ from toolgrade.suite._models import (
     Order,
     as_call_list,
 )
-from toolgrade.suite._outcome import Outcome, outcome_conflict
+from toolgrade.suite._outcome import Outcome, check_outcome
 
 __all__ = ["DEFAULT_MAX_STEPS", "FailSpec", "ReferenceTurn", "Turn"]
 
@@ -102,16 +102,7 @@ class Turn(BaseModel):
     def _not_with_any_call(self) -> Turn:
         if self.allow_other_calls and self.any_call:
             raise ValueError("allow_other_calls with any_call: any_call accepts every call already")
-        if self.expect is not None or self.missing:
-            conflict = outcome_conflict(
-                self.expect,
-                self.missing,
-                expected=self.expected,
-                alternatives=self.alternatives,
-                any_call=self.any_call,
-            )
-            if conflict is not None:
-                raise ValueError(conflict)
+        check_outcome(self)
         return self
 
     @property
